@@ -1,0 +1,137 @@
+// Package api is thumbforge's HTTP interface: one routes table, the middleware every
+// request passes, and the version 1 and version 2 handlers, each rendering its own errors.
+package api
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"thumbforge/internal/core"
+)
+
+// Config wires the HTTP layer.
+type Config struct {
+	Service *core.Service
+	Limiter core.Limiter
+	Logger  *slog.Logger
+	Metrics *Metrics
+	// Files serves signed output links (GET /files/...) when blobs are local files.
+	Files http.Handler
+	// Ready reports whether the service can take traffic (store and blobs reachable).
+	Ready func(ctx context.Context) error
+	// MaintenanceTTL is how long the maintenance switch is cached; 0 asks every time.
+	MaintenanceTTL time.Duration
+}
+
+// Server is the HTTP handler of the API.
+type Server struct {
+	svc     *core.Service
+	store   core.Store
+	limiter core.Limiter
+	log     *slog.Logger
+	metrics *Metrics
+	files   http.Handler
+	ready   func(ctx context.Context) error
+	mcache  maintenanceCache
+	handler http.Handler
+}
+
+// New builds the server and its routes.
+func New(cfg Config) (*Server, error) {
+	if cfg.Service == nil || cfg.Limiter == nil {
+		return nil, errors.New("api: service and limiter are required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = NewMetrics()
+	}
+	s := &Server{
+		svc: cfg.Service, store: cfg.Service.Store(), limiter: cfg.Limiter, log: cfg.Logger,
+		metrics: cfg.Metrics, files: cfg.Files, ready: cfg.Ready,
+	}
+	s.mcache.ttl = cfg.MaintenanceTTL
+	s.handler = s.outer(s.routes())
+	return s, nil
+}
+
+// ServeHTTP serves the API.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// route is one row of the routes table.
+type route struct {
+	method, path string
+	version      Version
+	handler      handlerFunc
+}
+
+// apiRoutes lists every API route.
+func (s *Server) apiRoutes() []route {
+	return []route{
+		{"POST", "/v2/thumbnail/image", V2, s.v2ThumbnailImage},
+		{"POST", "/v2/thumbnail/text", V2, s.v2ThumbnailText},
+	}
+}
+
+// routes builds the mux: API routes, wrong methods and unknown paths answered in each
+// version's shape, and the operational endpoints.
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	allowed := map[string][]string{}
+	for _, rt := range s.apiRoutes() {
+		pattern := rt.method + " " + rt.path
+		mux.Handle(pattern, s.api(pattern, rt.version, rt.handler))
+		allowed[rt.path] = append(allowed[rt.path], rt.method)
+	}
+	for path, methods := range allowed {
+		mux.Handle(path, s.wrongMethod(versionOf(path), methods))
+	}
+	mux.Handle("/v1/", s.notFound(V1))
+	mux.Handle("/v2/", s.notFound(V2))
+	mux.Handle("/", s.notFound(V2))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+	mux.HandleFunc("GET /readyz", s.readyz)
+	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.Registry, promhttp.HandlerOpts{}))
+	if s.files != nil {
+		mux.Handle("GET /files/", s.files)
+	}
+	return mux
+}
+
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if s.ready != nil {
+		if err := s.ready(ctx); err != nil {
+			s.log.WarnContext(ctx, "not ready", "err", err)
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
+			return
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
+
+func (s *Server) notFound(v Version) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, r, s.log, v, core.E(core.CodeNotFound, "No route %s %s.", r.Method, r.URL.Path))
+	})
+}
+
+// wrongMethod answers a known path with an unsupported method: NOT_FOUND in the version's
+// shape (the code table has no method code), with the Allow header naming the methods.
+func (s *Server) wrongMethod(v Version, methods []string) http.Handler {
+	allow := strings.Join(methods, ", ")
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", allow)
+		writeError(w, r, s.log, v, core.E(core.CodeNotFound, "%s %s is not a route; this path accepts %s.", r.Method, r.URL.Path, allow))
+	})
+}

@@ -1,0 +1,110 @@
+package api
+
+import (
+	"net/http"
+
+	"thumbforge/internal/core"
+)
+
+type outputResponse struct {
+	Output    string `json:"output"`
+	RequestID string `json:"request_id,omitempty"`
+}
+
+var (
+	v2Models  = core.Models
+	formatStr = []string{string(core.Format16x9), string(core.Format9x16), string(core.Format1x1)}
+	weights   = []string{string(core.WeightLow), string(core.WeightMedium), string(core.WeightHigh)}
+)
+
+func supportsSupport(model string) bool { return model == "mdl_4" || model == "mdl_4_5" }
+
+// decodeThumbnailImage validates a POST /v2/thumbnail/image body.
+func decodeThumbnailImage(b *body) (core.ThumbnailParams, error) {
+	var p core.ThumbnailParams
+	model, okModel := b.required("model")
+	if okModel {
+		okModel = b.oneOf("model", model, v2Models...)
+	}
+	p.Model = model
+	if f, ok := b.required("format"); ok && b.oneOf("format", f, formatStr...) {
+		p.Format = core.Format(f)
+	}
+	p.Reference = b.imageRef("image_url", "image_base64", true, true, true)
+	if s, ok := b.str("prompt"); ok {
+		b.checkPrompt("prompt", s)
+		p.Prompt = s
+	}
+	p.Support = b.imageRef("support_image_url", "support_image_base64", false, false, true)
+	if !p.Support.Empty() && okModel && !supportsSupport(model) {
+		b.problem(p.Support.Field, "support images are only available with mdl_4 and mdl_4_5")
+	}
+	p.Weight = core.WeightMedium
+	if w, ok := b.str("image_weight"); ok && b.oneOf("image_weight", w, weights...) {
+		p.Weight = core.Weight(w)
+	}
+	p.PersonaID = b.optionalID("persona")
+	p.StyleID = b.optionalID("style")
+	if err := b.finish(); err != nil {
+		return p, err
+	}
+	if p.Model == "mdl_2" {
+		p.Prompt = "" // SPEC: the prompt is ignored for mdl_2
+	}
+	return p, nil
+}
+
+// decodeThumbnailText validates a POST /v2/thumbnail/text body.
+func decodeThumbnailText(b *body) (core.ThumbnailParams, error) {
+	var p core.ThumbnailParams
+	if s, ok := b.required("prompt"); ok {
+		b.checkPrompt("prompt", s)
+		p.Prompt = s
+	}
+	model, okModel := b.required("model")
+	if okModel {
+		okModel = b.oneOf("model", model, v2Models...)
+	}
+	p.Model = model
+	if f, ok := b.required("format"); ok && b.oneOf("format", f, formatStr...) {
+		p.Format = core.Format(f)
+	}
+	p.Support = b.imageRef("support_image_url", "support_image_base64", false, false, true)
+	p.Weight = core.WeightMedium
+	p.PersonaID = b.optionalID("persona")
+	p.StyleID = b.optionalID("style")
+	if err := b.finish(); err != nil {
+		return p, err
+	}
+	if !p.Support.Empty() && okModel && !supportsSupport(model) {
+		return p, &core.Error{Code: core.CodeSupportNotSupported,
+			Message: "Support images are only available with mdl_4 and mdl_4_5.",
+			Details: []core.Detail{{Field: p.Support.Field, Message: "not supported by " + model}}}
+	}
+	return p, nil
+}
+
+func (s *Server) v2ThumbnailImage(w http.ResponseWriter, r *http.Request) error {
+	return s.v2Thumbnail(w, r, decodeThumbnailImage)
+}
+
+func (s *Server) v2ThumbnailText(w http.ResponseWriter, r *http.Request) error {
+	return s.v2Thumbnail(w, r, decodeThumbnailText)
+}
+
+func (s *Server) v2Thumbnail(w http.ResponseWriter, r *http.Request, decode func(*body) (core.ThumbnailParams, error)) error {
+	b, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	p, err := decode(b)
+	if err != nil {
+		return err
+	}
+	url, err := s.svc.Thumbnail(r.Context(), principal(r), p)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, outputResponse{Output: url, RequestID: core.RequestID(r.Context())})
+	return nil
+}

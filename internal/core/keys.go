@@ -1,0 +1,61 @@
+package core
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"math/big"
+)
+
+// KeyPrefix starts every API key (SPEC: keys begin with mdl_).
+const KeyPrefix = "mdl_"
+
+// keyRandomLen is how many base62 characters follow the prefix in new keys (~238 bits).
+const keyRandomLen = 40
+
+// minKeyRandomLen is the shortest random part a well-formed key may have.
+const minKeyRandomLen = 32
+
+const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// NewKeySecret returns a fresh API key: mdl_ and 40 random base62 characters.
+func NewKeySecret() (string, error) {
+	b := make([]byte, keyRandomLen)
+	max := big.NewInt(int64(len(base62)))
+	for i := range b {
+		n, err := rand.Int(rand.Reader, max)
+		if err != nil {
+			return "", err
+		}
+		b[i] = base62[n.Int64()]
+	}
+	return KeyPrefix + string(b), nil
+}
+
+// WellFormedKey reports whether s has the shape of an API key: mdl_ and 32 to 128 base62
+// characters.
+func WellFormedKey(s string) bool {
+	if len(s) < len(KeyPrefix)+minKeyRandomLen || len(s) > len(KeyPrefix)+128 || s[:len(KeyPrefix)] != KeyPrefix {
+		return false
+	}
+	for i := len(KeyPrefix); i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z') {
+			return false
+		}
+	}
+	return true
+}
+
+// HashKey returns the stored form of a key: its SHA-256.
+func HashKey(secret string) []byte {
+	h := sha256.Sum256([]byte(secret))
+	return h[:]
+}
+
+// KeyDisplayPrefix is the part of a key shown in listings.
+func KeyDisplayPrefix(secret string) string {
+	if len(secret) < len(KeyPrefix)+6 {
+		return secret
+	}
+	return secret[:len(KeyPrefix)+6]
+}
