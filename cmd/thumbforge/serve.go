@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"thumbforge/internal/app"
+)
+
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg := app.Defaults()
+	fs := newFlags("serve", stderr)
+	fs.StringVar(&cfg.Addr, "addr", envStr("THUMBFORGE_ADDR", cfg.Addr), "listen address (THUMBFORGE_ADDR)")
+	fs.StringVar(&cfg.DataDir, "data", envStr("THUMBFORGE_DATA", cfg.DataDir), "data directory (THUMBFORGE_DATA)")
+	fs.StringVar(&cfg.Database, "database", envStr("THUMBFORGE_DATABASE", ""), "postgres:// URL; empty uses SQLite in the data dir (THUMBFORGE_DATABASE)")
+	fs.StringVar(&cfg.Blobs, "blobs", envStr("THUMBFORGE_BLOBS", ""), "s3:// URL; empty stores files in the data dir (THUMBFORGE_BLOBS)")
+	fs.StringVar(&cfg.PublicURL, "public-url", envStr("THUMBFORGE_PUBLIC_URL", ""), "base URL of output links; default http://ADDR (THUMBFORGE_PUBLIC_URL)")
+	fs.BoolVar(&cfg.AllowPrivateFetch, "allow-private-fetch", envBool("THUMBFORGE_ALLOW_PRIVATE_FETCH", false), "let image URLs reach private and loopback addresses: local development only (THUMBFORGE_ALLOW_PRIVATE_FETCH)")
+	fs.DurationVar(&cfg.Timeouts.Generation, "generation-timeout", envDuration("THUMBFORGE_GENERATION_TIMEOUT", cfg.Timeouts.Generation), "generation stage deadline (THUMBFORGE_GENERATION_TIMEOUT)")
+	fs.DurationVar(&cfg.Timeouts.Scoring, "scoring-timeout", envDuration("THUMBFORGE_SCORING_TIMEOUT", cfg.Timeouts.Scoring), "scoring stage deadline (THUMBFORGE_SCORING_TIMEOUT)")
+	fs.DurationVar(&cfg.Timeouts.Title, "title-timeout", envDuration("THUMBFORGE_TITLE_TIMEOUT", cfg.Timeouts.Title), "title stage deadline (THUMBFORGE_TITLE_TIMEOUT)")
+	fs.DurationVar(&cfg.SweepInterval, "sweep-interval", envDuration("THUMBFORGE_SWEEP_INTERVAL", cfg.SweepInterval), "how often expired outputs are deleted (THUMBFORGE_SWEEP_INTERVAL)")
+	prices := fs.String("prices", envStr("THUMBFORGE_PRICES", ""), "price overrides in credits, e.g. thumbnail.mdl_4=30,title=5 (THUMBFORGE_PRICES)")
+	fs.StringVar(&cfg.TitlesURL, "titles-url", envStr("THUMBFORGE_TITLES_URL", ""), "OpenAI-compatible chat API base URL for titles, e.g. http://127.0.0.1:11434/v1 (THUMBFORGE_TITLES_URL)")
+	fs.StringVar(&cfg.TitlesModel, "titles-model", envStr("THUMBFORGE_TITLES_MODEL", ""), "model name for the titles API (THUMBFORGE_TITLES_MODEL)")
+	cfg.TitlesKey = os.Getenv("THUMBFORGE_TITLES_KEY")
+	fs.StringVar(&cfg.PolicyFile, "policy-file", envStr("THUMBFORGE_POLICY_FILE", ""), "file of refused terms, one per line (THUMBFORGE_POLICY_FILE)")
+	dev := fs.Bool("dev", envBool("THUMBFORGE_DEV", false), "create once a local account with 1000 credits and print its key (THUMBFORGE_DEV)")
+	jsonLogs := fs.Bool("log-json", envBool("THUMBFORGE_LOG_JSON", false), "write logs as JSON (THUMBFORGE_LOG_JSON)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	var err error
+	if cfg.Prices, err = app.ParsePrices(cfg.Prices, *prices); err != nil {
+		return err
+	}
+	var h slog.Handler = slog.NewTextHandler(stderr, nil)
+	if *jsonLogs {
+		h = slog.NewJSONHandler(stderr, nil)
+	}
+	cfg.Logger = slog.New(h)
+
+	a, err := app.New(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	if *dev {
+		key, err := app.EnsureDevAccount(ctx, a.Store, cfg.DataDir)
+		if err != nil {
+			a.Close()
+			return err
+		}
+		fmt.Fprintf(stdout, "dev API key: %s\n", key)
+	}
+	if err := a.Start(nil); err != nil {
+		a.Close()
+		return err
+	}
+	<-ctx.Done()
+	cfg.Logger.Info("shutting down: finishing in-flight requests")
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	defer cancel()
+	return a.Shutdown(sctx)
+}

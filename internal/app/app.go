@@ -1,0 +1,237 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"thumbforge/internal/api"
+	"thumbforge/internal/blob"
+	"thumbforge/internal/core"
+	"thumbforge/internal/engine"
+	"thumbforge/internal/faces"
+	"thumbforge/internal/inputs"
+	"thumbforge/internal/jpegscale"
+	"thumbforge/internal/limit"
+	"thumbforge/internal/policy"
+	"thumbforge/internal/titles"
+)
+
+// App is a running thumbforge: main runs it and so do the end-to-end tests.
+type App struct {
+	cfg     Config
+	log     *slog.Logger
+	Store   core.Store
+	Blobs   core.Blobs
+	Service *core.Service
+	API     *api.Server
+	Metrics *api.Metrics
+	closers []func() error
+
+	srv  *http.Server
+	addr string
+	wg   sync.WaitGroup
+	stop context.CancelFunc
+}
+
+// pinger is a dependency that can say whether it is reachable.
+type pinger interface{ Ping(ctx context.Context) error }
+
+// New builds the app from cfg without listening yet.
+func New(ctx context.Context, cfg Config) (*App, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	a := &App{cfg: cfg, log: cfg.Logger}
+	if err := a.build(ctx); err != nil {
+		a.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *App) build(ctx context.Context) error {
+	cfg := a.cfg
+	st, err := OpenStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	a.Store = st
+	a.closers = append(a.closers, st.Close)
+
+	var files http.Handler
+	if cfg.Blobs != "" {
+		s3, err := blob.NewS3Store(ctx, cfg.Blobs)
+		if err != nil {
+			return fmt.Errorf("open blob store: %w", err)
+		}
+		a.Blobs = s3
+	} else {
+		secret, err := blob.LoadOrCreateSecret(cfg.DataDir)
+		if err != nil {
+			return fmt.Errorf("link-signing secret: %w", err)
+		}
+		public := cfg.PublicURL
+		if public == "" {
+			public = "http://" + cfg.Addr
+		}
+		fs, err := blob.NewFileStore(blob.FileConfig{
+			Dir: cfg.DataDir + "/blobs", PublicURL: strings.TrimRight(public, "/"), Secret: secret, Now: cfg.Now,
+		})
+		if err != nil {
+			return fmt.Errorf("open blob store: %w", err)
+		}
+		a.Blobs = fs
+		files = fs.ServeFiles()
+	}
+
+	detector, err := faces.NewDetector()
+	if err != nil {
+		return fmt.Errorf("face detector: %w", err)
+	}
+	eng, err := engine.New(engine.Config{Faces: detector})
+	if err != nil {
+		return fmt.Errorf("engine: %w", err)
+	}
+	loader, err := inputs.New(inputs.Config{AllowPrivate: cfg.AllowPrivateFetch, Decoder: jpegscale.Decode, DecodeMinSide: 1280})
+	if err != nil {
+		return fmt.Errorf("image inputs: %w", err)
+	}
+	pol := policy.Default()
+	if cfg.PolicyFile != "" {
+		if pol, err = policy.Load(cfg.PolicyFile); err != nil {
+			return fmt.Errorf("content policy: %w", err)
+		}
+	}
+	var titler core.Titler = &titles.Builtin{Faces: detector}
+	if cfg.TitlesURL != "" {
+		titler = &titles.LLM{BaseURL: cfg.TitlesURL, Model: cfg.TitlesModel, APIKey: cfg.TitlesKey, Fallback: titler}
+	}
+
+	a.Metrics = api.NewMetrics()
+	svc, err := core.NewService(core.ServiceConfig{
+		Store: st, Blobs: a.Blobs, Engine: eng, Swapper: faces.NewSwapper(detector), Titler: titler,
+		Policy: pol, Images: loader, Prices: cfg.Prices, Timeouts: cfg.Timeouts, Logger: a.log,
+		Now: cfg.Now, OnCharge: a.Metrics.Charged,
+	})
+	if err != nil {
+		return err
+	}
+	a.Service = svc
+	a.API, err = api.New(api.Config{
+		Service: svc, Limiter: limit.NewLocal(), Logger: a.log, Metrics: a.Metrics, Files: files,
+		Ready: a.ready, MaintenanceTTL: cfg.MaintenanceTTL,
+	})
+	return err
+}
+
+// ready checks the store and the blob store.
+func (a *App) ready(ctx context.Context) error {
+	if err := a.Store.Ping(ctx); err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	if p, ok := a.Blobs.(pinger); ok {
+		if err := p.Ping(ctx); err != nil {
+			return fmt.Errorf("blobs: %w", err)
+		}
+	}
+	return nil
+}
+
+// Start listens on ln (or cfg.Addr when ln is nil) and serves in the background, with
+// the periodic sweeps.
+func (a *App) Start(ln net.Listener) error {
+	if ln == nil {
+		var err error
+		if ln, err = net.Listen("tcp", a.cfg.Addr); err != nil {
+			return err
+		}
+	}
+	a.addr = ln.Addr().String()
+	a.srv = &http.Server{
+		Handler:           a.API,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       2 * time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(a.log.Handler(), slog.LevelWarn),
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	a.stop = stop
+	a.wg.Add(2)
+	go func() {
+		defer a.wg.Done()
+		if err := a.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			a.log.Error("serve", "err", err)
+		}
+	}()
+	go func() {
+		defer a.wg.Done()
+		a.sweepLoop(ctx)
+	}()
+	a.log.Info("thumbforge listening", "addr", a.addr)
+	return nil
+}
+
+// Addr is the address the app listens on, once started.
+func (a *App) Addr() string { return a.addr }
+
+// URL is the app's base URL, once started.
+func (a *App) URL() string { return "http://" + a.addr }
+
+// Shutdown stops accepting, waits for in-flight requests (bounded by ctx), and closes.
+func (a *App) Shutdown(ctx context.Context) error {
+	var err error
+	if a.srv != nil {
+		err = a.srv.Shutdown(ctx)
+	}
+	if a.stop != nil {
+		a.stop()
+	}
+	a.wg.Wait()
+	return errors.Join(err, a.Close())
+}
+
+// Close releases the app's resources.
+func (a *App) Close() error {
+	var errs []error
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		errs = append(errs, a.closers[i]())
+	}
+	a.closers = nil
+	return errors.Join(errs...)
+}
+
+// Sweep deletes expired outputs and releases credit holds older than an hour (work lost to
+// a crash); it runs periodically and can be called directly.
+func (a *App) Sweep(ctx context.Context) error {
+	n, err := a.Service.SweepOutputs(ctx)
+	if n > 0 {
+		a.log.Info("swept expired outputs", "count", n)
+	}
+	released, rerr := a.Store.ReleaseStale(ctx, a.cfg.Now().Add(-time.Hour))
+	if released > 0 {
+		a.log.Warn("released stale credit holds", "count", released)
+	}
+	return errors.Join(err, rerr)
+}
+
+func (a *App) sweepLoop(ctx context.Context) {
+	t := time.NewTicker(a.cfg.SweepInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := a.Sweep(ctx); err != nil && ctx.Err() == nil {
+				a.log.Error("sweep", "err", err)
+			}
+		}
+	}
+}

@@ -1,0 +1,122 @@
+// Package app wires configuration into a running thumbforge: store, blobs, engines, the
+// HTTP server and background sweeps. main runs it, and so do the end-to-end tests.
+package app
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"thumbforge/internal/core"
+)
+
+// Config is everything a thumbforge process is told.
+type Config struct {
+	// Addr is the listen address.
+	Addr string
+	// DataDir holds the SQLite database, local blobs and the link-signing secret.
+	DataDir string
+	// Database is empty for SQLite in DataDir, or a postgres:// URL.
+	Database string
+	// Blobs is empty for files in DataDir, or an s3:// URL.
+	Blobs string
+	// PublicURL is the base of links to outputs; defaults to http://Addr.
+	PublicURL string
+	// AllowPrivateFetch lets image URLs point at private and loopback addresses.
+	AllowPrivateFetch bool
+	Timeouts          core.Timeouts
+	Prices            core.Prices
+	// SweepInterval is how often expired outputs and stale credit holds are cleaned up.
+	SweepInterval time.Duration
+	// MaintenanceTTL is how long the maintenance switch is cached per process.
+	MaintenanceTTL time.Duration
+	// ShutdownTimeout bounds the wait for in-flight requests at shutdown.
+	ShutdownTimeout time.Duration
+	// TitlesURL, TitlesModel and TitlesKey select an OpenAI-compatible chat API for titles.
+	TitlesURL, TitlesModel, TitlesKey string
+	// PolicyFile replaces the default list of refused terms.
+	PolicyFile string
+	Logger     *slog.Logger
+	// Now is the clock; tests move it to prove expiry.
+	Now func() time.Time
+}
+
+// Defaults returns the embedded defaults: one machine, zero setup.
+func Defaults() Config {
+	return Config{
+		Addr:            "127.0.0.1:8080",
+		DataDir:         "./data",
+		Timeouts:        core.DefaultTimeouts(),
+		Prices:          core.DefaultPrices(),
+		SweepInterval:   5 * time.Minute,
+		MaintenanceTTL:  time.Second,
+		ShutdownTimeout: 30 * time.Second,
+	}
+}
+
+// Validate checks the configuration and fills derived defaults.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.DataDir == "" {
+		errs = append(errs, errors.New("the data directory must be set"))
+	}
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		errs = append(errs, fmt.Errorf("listen address %q: %w", c.Addr, err))
+	}
+	if c.Database != "" && !strings.HasPrefix(c.Database, "postgres://") && !strings.HasPrefix(c.Database, "postgresql://") {
+		errs = append(errs, fmt.Errorf("database %q: only postgres:// URLs are supported (empty means SQLite in the data dir)", c.Database))
+	}
+	if c.Blobs != "" && !strings.HasPrefix(c.Blobs, "s3://") {
+		errs = append(errs, fmt.Errorf("blobs %q: only s3:// URLs are supported (empty means files in the data dir)", c.Blobs))
+	}
+	for name, d := range map[string]time.Duration{"generation": c.Timeouts.Generation, "scoring": c.Timeouts.Scoring, "title": c.Timeouts.Title} {
+		if d <= 0 {
+			errs = append(errs, fmt.Errorf("the %s timeout must be positive", name))
+		}
+	}
+	for op, p := range c.Prices {
+		if p < 0 {
+			errs = append(errs, fmt.Errorf("price of %s must not be negative", op))
+		}
+	}
+	if c.SweepInterval <= 0 {
+		c.SweepInterval = 5 * time.Minute
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return errors.Join(errs...)
+}
+
+// SQLitePath is where the embedded database lives.
+func (c *Config) SQLitePath() string { return filepath.Join(c.DataDir, "thumbforge.db") }
+
+// ParsePrices reads a price table override: "thumbnail.mdl_4=30,title=5".
+func ParsePrices(base core.Prices, s string) (core.Prices, error) {
+	out := core.Prices{}
+	for k, v := range base {
+		out[k] = v
+	}
+	if strings.TrimSpace(s) == "" {
+		return out, nil
+	}
+	for _, part := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
+		var n int64
+		if _, err := fmt.Sscan(v, &n); !ok || err != nil || n < 0 {
+			return nil, fmt.Errorf("price %q: want operation=credits with credits >= 0", part)
+		}
+		if _, known := base[k]; !known {
+			return nil, fmt.Errorf("price %q: unknown operation %q", part, k)
+		}
+		out[k] = n
+	}
+	return out, nil
+}
