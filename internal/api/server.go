@@ -77,6 +77,15 @@ func (s *Server) apiRoutes() []route {
 	return []route{
 		{"POST", "/v2/thumbnail/image", V2, s.v2ThumbnailImage},
 		{"POST", "/v2/thumbnail/text", V2, s.v2ThumbnailText},
+		{"POST", "/v2/thumbnail/faceswap", V2, s.v2FaceSwap},
+		{"POST", "/v2/thumbnail/edit", V2, s.v2Edit},
+		{"POST", "/v2/thumbnail/score", V2, s.v2Score},
+		{"POST", "/v2/title/text", V2, s.v2Title},
+		{"POST", "/v1/thumbnail", V1, s.v1Thumbnail},
+		{"POST", "/v1/recreate", V1, s.v1Recreate},
+		{"POST", "/v1/edit", V1, s.v1Edit},
+		{"POST", "/v1/title", V1, s.v1Title},
+		{"POST", "/v1/faceswap", V1, s.v1FaceSwap},
 	}
 }
 

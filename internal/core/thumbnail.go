@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"image"
+	"math"
 
 	"github.com/google/uuid"
 )
@@ -34,7 +35,7 @@ func (p ThumbnailParams) seed() uint64 {
 
 // Thumbnail renders a thumbnail, stores it and returns its signed URL.
 func (s *Service) Thumbnail(ctx context.Context, p Principal, in ThumbnailParams) (string, error) {
-	if err := s.checkPrompt(in.Prompt); err != nil {
+	if err := s.checkText("prompt", in.Prompt); err != nil {
 		return "", err
 	}
 	job := ThumbnailJob{
@@ -53,6 +54,9 @@ func (s *Service) Thumbnail(ctx context.Context, p Principal, in ThumbnailParams
 		if job.Reference, err = s.loadOptional(ctx, in.Reference); err != nil {
 			return err
 		}
+		if job.Format == "" {
+			job.Format = closestFormat(job.Reference)
+		}
 		if job.Support, err = s.loadOptional(ctx, in.Support); err != nil {
 			return err
 		}
@@ -67,13 +71,6 @@ func (s *Service) Thumbnail(ctx context.Context, p Principal, in ThumbnailParams
 		return err
 	})
 	return url, err
-}
-
-func (s *Service) checkPrompt(prompt string) error {
-	if s.cfg.Policy == nil || prompt == "" {
-		return nil
-	}
-	return s.cfg.Policy.Check("prompt", prompt)
 }
 
 func (s *Service) loadOptional(ctx context.Context, ref ImageRef) (image.Image, error) {
@@ -164,4 +161,25 @@ func (s *Service) personaAssets(ctx context.Context, m *CustomModel) (*PersonaAs
 		assets.Faces = append(assets.Faces, img)
 	}
 	return assets, nil
+}
+
+// closestFormat picks the output format nearest the reference's aspect ratio (version 1
+// recreate has no format field); without a reference it is 16:9.
+func closestFormat(img image.Image) Format {
+	if img == nil {
+		return Format16x9
+	}
+	b := img.Bounds()
+	if b.Dx() <= 0 || b.Dy() <= 0 {
+		return Format16x9
+	}
+	aspect := float64(b.Dx()) / float64(b.Dy())
+	best, bestDiff := Format16x9, math.Inf(1)
+	for _, f := range Formats {
+		w, h, _ := f.Size()
+		if d := math.Abs(math.Log(aspect) - math.Log(float64(w)/float64(h))); d < bestDiff {
+			best, bestDiff = f, d
+		}
+	}
+	return best
 }
