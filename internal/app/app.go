@@ -99,7 +99,7 @@ func (a *App) build(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("engine: %w", err)
 	}
-	loader, err := inputs.New(inputs.Config{AllowPrivate: cfg.AllowPrivateFetch, Decoder: jpegscale.Decode, DecodeMinSide: 1280})
+	loader, err := inputs.New(inputs.Config{AllowPrivate: cfg.AllowPrivateFetch, TLSConfig: cfg.FetchTLS, Decoder: jpegscale.Decode, DecodeMinSide: 1280})
 	if err != nil {
 		return fmt.Errorf("image inputs: %w", err)
 	}

@@ -3,6 +3,7 @@
 package app
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -28,6 +29,8 @@ type Config struct {
 	PublicURL string
 	// AllowPrivateFetch lets image URLs point at private and loopback addresses.
 	AllowPrivateFetch bool
+	// FetchTLS, when set, is the TLS configuration of image fetches (tests' own servers).
+	FetchTLS *tls.Config
 	Timeouts          core.Timeouts
 	Prices            core.Prices
 	// SweepInterval is how often expired outputs and stale credit holds are cleaned up.
