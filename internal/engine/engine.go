@@ -1,0 +1,262 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"strings"
+
+	"thumbforge/internal/core"
+)
+
+// Config configures the builtin engine.
+type Config struct {
+	// Faces finds faces for cropping and scoring; nil falls back to detail-based saliency.
+	Faces core.FaceDetector
+	// Candidates is how many layouts mdl_4_5 renders before keeping the best (default 3).
+	Candidates int
+}
+
+// Validate reports a configuration the engine cannot run with.
+func (c Config) Validate() error {
+	if c.Candidates < 0 || c.Candidates > 8 {
+		return fmt.Errorf("engine: candidates must be between 1 and 8, got %d", c.Candidates)
+	}
+	return nil
+}
+
+// Engine is the builtin deterministic compositor; it implements core.Engine and is safe
+// for concurrent use.
+type Engine struct {
+	cfg   Config
+	fonts *fontSet
+}
+
+var _ core.Engine = (*Engine)(nil)
+
+// New returns an engine with cfg's defaults applied.
+func New(cfg Config) (*Engine, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Candidates == 0 {
+		cfg.Candidates = 3
+	}
+	fs, err := newFontSet()
+	if err != nil {
+		return nil, err
+	}
+	return &Engine{cfg: cfg, fonts: fs}, nil
+}
+
+// plan is what a thumbnail job means once its text has been analysed.
+type plan struct {
+	job      core.ThumbnailJob
+	w, h     int
+	seed     uint64
+	words    []string // lower-case words of prompt and instructions, for the palette
+	headline []string
+	theme    theme
+	ref      *image.RGBA // cover-cropped reference, nil for text jobs
+	tier     int         // 2, 3, 4 or 5 for mdl_2, mdl_3, mdl_4, mdl_4_5
+}
+
+// renderInfo records where things were drawn, for tests and the scorer's callers.
+type renderInfo struct {
+	text     textLayout
+	textMask *image.Alpha
+	card     image.Rectangle
+	face     image.Rectangle
+}
+
+func tierOf(model string) int {
+	switch model {
+	case "mdl_2":
+		return 2
+	case "mdl_4":
+		return 4
+	case "mdl_4_5":
+		return 5
+	default:
+		return 3
+	}
+}
+
+// Thumbnail renders a thumbnail of exactly job.Format's size.
+func (e *Engine) Thumbnail(ctx context.Context, job core.ThumbnailJob) (image.Image, error) {
+	img, _, err := e.thumbnail(ctx, job)
+	if err != nil {
+		return nil, err
+	}
+	return img, nil
+}
+
+func (e *Engine) thumbnail(ctx context.Context, job core.ThumbnailJob) (*image.RGBA, *renderInfo, error) {
+	w, h, ok := job.Format.Size()
+	if !ok {
+		return nil, nil, core.E(core.CodeValidation, "Unknown format %q.", job.Format)
+	}
+	p := &plan{job: job, w: w, h: h, tier: tierOf(job.Model)}
+	text := job.Prompt
+	if p.tier == 2 {
+		text = "" // mdl_2 restyles the reference only
+	} else if len(job.Instructions) > 0 {
+		text = strings.TrimSpace(text + ". " + strings.Join(job.Instructions, ". "))
+	}
+	p.seed = hashStrings(job.Seed, job.Model, string(job.Format), text, string(job.Weight))
+	p.words = words(text)
+	p.headline = headline(text, p.seed)
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	if job.Reference != nil {
+		p.ref = coverCrop(job.Reference, e.cfg.Faces, w, h)
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+	}
+	p.theme = e.chooseTheme(p)
+
+	if p.tier < 5 {
+		variant := int(p.seed % 2)
+		st := styleStroke
+		if p.tier == 4 && p.seed%3 == 0 {
+			st = stylePlaque
+		}
+		return e.render(ctx, p, variant, st)
+	}
+	return e.bestOf(ctx, p)
+}
+
+// chooseTheme picks the palette: the prompt's topic, else the style's palette, else the
+// reference's own colours, else a hash of the words.
+func (e *Engine) chooseTheme(p *plan) theme {
+	th, ok := pickTheme(p.words)
+	if !ok {
+		switch {
+		case p.ref != nil:
+			pal := Palette(p.ref, 4)
+			th = theme{name: "reference", top: pal[0], bottom: pal[1], accent: pal[2], second: pal[3], motif: motifBokeh}
+			th.accent = hsvVivid(th.accent)
+		default:
+			th = hashTheme(p.words, p.seed)
+		}
+	}
+	if st := p.job.Style; st != nil && len(st.Palette) >= 2 {
+		pal := sortByLuma(st.Palette)
+		th.top, th.bottom = pal[0], pal[len(pal)/2]
+		th.accent = hsvVivid(pal[len(pal)-1])
+	}
+	return th
+}
+
+// render draws one candidate as a list of small steps, checking ctx between them.
+func (e *Engine) render(ctx context.Context, p *plan, variant int, st textStyle) (*image.RGBA, *renderInfo, error) {
+	canvas := image.NewRGBA(image.Rect(0, 0, p.w, p.h))
+	info := &renderInfo{}
+	subject := p.ref != nil || p.job.Persona != nil && len(p.job.Persona.Faces) > 0 || (p.tier >= 4 && p.job.Support != nil)
+	lay := makeLayout(p.job.Format, p.w, p.h, variant, subject)
+	r := newRNG(p.seed + uint64(variant)*0x9e37)
+	steps := []func(){
+		func() { stepBackground(canvas, p, lay, r, variant) },
+		func() {
+			if p.ref != nil {
+				blendReference(canvas, p.ref, p.weight())
+			}
+		},
+		func() {
+			if p.job.Style != nil {
+				applyStyle(canvas, p.job.Style)
+			}
+		},
+		func() {
+			if p.tier >= 4 && p.job.Support != nil {
+				c, h := lay.focus, lay.hero
+				if hasPersona(p) {
+					c, h = lay.card, lay.hero*3/4
+				}
+				info.card = drawCard(canvas, p.job.Support, c, h)
+			}
+		},
+		func() {
+			if hasPersona(p) {
+				info.face = pasteFace(canvas, p.job.Persona.Faces[0], lay.focus, lay.hero, p.theme.accent)
+			}
+		},
+		func() {
+			if p.tier >= 4 && len(p.headline) > 0 && p.job.Format != core.Format1x1 {
+				drawArrow(canvas, lay, p.theme.accent)
+			}
+		},
+		func() {
+			if len(p.headline) == 0 {
+				return
+			}
+			tl, ok := e.fonts.layoutHeadline(p.headline, lay.text, lay.align, lay.maxSize)
+			if !ok {
+				return
+			}
+			info.text = tl
+			info.textMask = e.drawHeadline(canvas, tl, st, p.theme.accent)
+		},
+	}
+	for _, s := range steps {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		s()
+	}
+	return canvas, info, ctx.Err()
+}
+
+// weight is the image weight that applies: job.Weight on mdl_2, high fidelity otherwise
+// (the API documents image_weight as an mdl_2 setting).
+func (p *plan) weight() core.Weight {
+	if p.tier == 2 {
+		return p.job.Weight
+	}
+	return core.WeightHigh
+}
+
+func hasPersona(p *plan) bool { return p.job.Persona != nil && len(p.job.Persona.Faces) > 0 }
+
+// bestOf renders the configured number of layout candidates, then scores them under the
+// job's scoring deadline and keeps the best.
+func (e *Engine) bestOf(ctx context.Context, p *plan) (*image.RGBA, *renderInfo, error) {
+	type cand struct {
+		img  *image.RGBA
+		info *renderInfo
+	}
+	var cands []cand
+	for i := range e.cfg.Candidates {
+		st := styleStroke
+		if i%3 == 2 {
+			st = stylePlaque
+		}
+		img, info, err := e.render(ctx, p, int(p.seed%2)+i, st)
+		if err != nil {
+			return nil, nil, err
+		}
+		cands = append(cands, cand{img, info})
+	}
+	sctx := ctx
+	if p.job.ScoringTimeout > 0 {
+		var cancel context.CancelFunc
+		sctx, cancel = context.WithTimeout(ctx, p.job.ScoringTimeout)
+		defer cancel()
+	}
+	best, bestScore := 0, -1.0
+	for i, c := range cands {
+		s, err := e.score(sctx, c.img)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, nil, ctx.Err()
+			}
+			return nil, nil, core.E(core.CodeScoringTimeout, "Scoring the candidates timed out.")
+		}
+		if s.total > bestScore {
+			best, bestScore = i, s.total
+		}
+	}
+	return cands[best].img, cands[best].info, nil
+}

@@ -1,0 +1,44 @@
+package engine
+
+import (
+	"image"
+
+	"thumbforge/internal/core"
+)
+
+// weightMix is how much of the reference survives at each image weight, and how
+// coarsely it is posterized: lower weights move further from the reference.
+func weightMix(w core.Weight) (keep float64, levels int) {
+	switch w {
+	case core.WeightHigh:
+		return 0.92, 0
+	case core.WeightLow:
+		return 0.38, 4
+	default:
+		return 0.68, 8
+	}
+}
+
+// blendReference mixes the cover-cropped reference ref into the generated background dst
+// (in place), posterizing the reference first at lower weights.
+func blendReference(dst, ref *image.RGBA, w core.Weight) {
+	keep, levels := weightMix(w)
+	var lut [256]float64
+	for i := range lut {
+		v := float64(i)
+		if levels > 0 {
+			step := 255 / float64(levels-1)
+			v = float64(int(v/step+0.5)) * step
+		}
+		lut[i] = v * keep
+	}
+	k := 1 - keep
+	for i := 0; i+3 < len(dst.Pix); i += 4 {
+		d := dst.Pix[i : i+4 : i+4]
+		r := ref.Pix[i : i+4 : i+4]
+		d[0] = clamp8(lut[r[0]] + float64(d[0])*k)
+		d[1] = clamp8(lut[r[1]] + float64(d[1])*k)
+		d[2] = clamp8(lut[r[2]] + float64(d[2])*k)
+		d[3] = 255
+	}
+}
