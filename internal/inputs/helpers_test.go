@@ -112,3 +112,5 @@ func newLoader(t testing.TB, cfg Config) *Loader {
 }
 
 var errFastDecoder = errors.New("fast decoder refused")
+
+func encode64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
