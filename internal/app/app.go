@@ -41,7 +41,9 @@ type App struct {
 }
 
 // pinger is a dependency that can say whether it is reachable.
-type pinger interface{ Ping(ctx context.Context) error }
+type pinger interface {
+	Ping(ctx context.Context) error
+}
 
 // New builds the app from cfg without listening yet.
 func New(ctx context.Context, cfg Config) (*App, error) {

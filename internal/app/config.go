@@ -31,8 +31,8 @@ type Config struct {
 	AllowPrivateFetch bool
 	// FetchTLS, when set, is the TLS configuration of image fetches (tests' own servers).
 	FetchTLS *tls.Config
-	Timeouts          core.Timeouts
-	Prices            core.Prices
+	Timeouts core.Timeouts
+	Prices   core.Prices
 	// SweepInterval is how often expired outputs and stale credit holds are cleaned up.
 	SweepInterval time.Duration
 	// MaintenanceTTL is how long the maintenance switch is cached per process.
