@@ -8,7 +8,8 @@ VERSION="${VERSITYGW_VERSION:-v1.8.0}"
 PKG="github.com/versity/versitygw/cmd/versitygw"
 BIN="$(go env GOPATH)/bin/versitygw"
 
-if [ -x "$BIN" ] && "$BIN" --version 2>/dev/null | grep -q "${VERSION#v}"; then
+# The binary reports no version of its own; the Go build info names the module version.
+if [ -x "$BIN" ] && go version -m "$BIN" 2>/dev/null | grep -qE "^\s+mod\s+github.com/versity/versitygw\s+${VERSION}\b"; then
 	echo "versitygw ${VERSION} already at $BIN"
 	exit 0
 fi
