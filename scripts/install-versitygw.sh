@@ -18,8 +18,13 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 export CGO_ENABLED=0 GOBIN="$(go env GOPATH)/bin"
-if ! go install "${PKG}@${VERSION}"; then
-	# Some module proxies refuse version lists; -mod=mod lets the pinned build resolve.
-	GOFLAGS=-mod=mod go install "${PKG}@${VERSION}"
+if [ "${VERSITYGW_FORCE_FALLBACK:-}" != 1 ] && go install "${PKG}@${VERSION}"; then
+	:
+else
+	# Fallback for proxies that refuse what `go install mod@version` asks for: resolve the
+	# pinned version in a throwaway module and build the command from there.
+	go mod init versitygw-install >/dev/null 2>&1
+	GOFLAGS=-mod=mod go get "github.com/versity/versitygw@${VERSION}"
+	GOFLAGS=-mod=mod go build -o "$BIN" "$PKG"
 fi
 echo "installed versitygw ${VERSION} at $BIN"
