@@ -18,6 +18,7 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 export CGO_ENABLED=0 GOBIN="$(go env GOPATH)/bin"
+mkdir -p "$GOBIN"
 if [ "${VERSITYGW_FORCE_FALLBACK:-}" != 1 ] && go install "${PKG}@${VERSION}"; then
 	:
 else
