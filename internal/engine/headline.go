@@ -93,18 +93,18 @@ func (fs *fontSet) place(lineTexts []string, fb bool, size int, box image.Rectan
 	capH := (capB.Max.Y - capB.Min.Y).Ceil()
 	gap := capH / 5
 	total := capH*len(lineTexts) + gap*(len(lineTexts)-1)
-	top := box.Min.Y + (box.Dy()-total)/2
+	top := box.Min.Y + (box.Dy()-total)/2 + 1
 	l := textLayout{size: size, fallback: fb}
 	for i, s := range lineTexts {
 		b, _ := fs.measure(fb, size, s)
 		base := top + capH*(i+1) + gap*i
-		inkW := (b.Max.X - b.Min.X).Ceil()
+		inkW := b.Max.X.Ceil() - b.Min.X.Floor()
 		var x int
 		switch align {
 		case -1:
 			x = box.Min.X - b.Min.X.Floor()
 		case 1:
-			x = box.Max.X - inkW - b.Min.X.Floor()
+			x = box.Max.X - b.Max.X.Ceil()
 		default:
 			x = box.Min.X + (box.Dx()-inkW)/2 - b.Min.X.Floor()
 		}
@@ -118,4 +118,3 @@ func (fs *fontSet) place(lineTexts []string, fb bool, size int, box image.Rectan
 func inkRect(b fixed.Rectangle26_6, x, base int) image.Rectangle {
 	return image.Rect(x+b.Min.X.Floor(), base+b.Min.Y.Floor(), x+b.Max.X.Ceil(), base+b.Max.Y.Ceil())
 }
-

@@ -1,0 +1,12 @@
+// Package engine is thumbforge's builtin image engine: a deterministic compositor that
+// renders thumbnails from prompts and reference images, edits images by instruction and
+// scores thumbnails, all in pure Go.
+//
+// Model tiers (see TIERS.md): mdl_2 restyles the reference only, honouring image_weight;
+// mdl_3 adds a headline and a prompt-driven palette and motif; mdl_4 adds support image
+// cards, arrows and a plaque headline style; mdl_4_5 renders Config.Candidates layouts and
+// keeps the best by the scorer, under the job's scoring deadline.
+//
+// Rendering is a list of small steps (background, reference, style, card, face, arrow,
+// headline), each checking the context between steps.
+package engine
