@@ -118,7 +118,7 @@ func TestReadTrainingZip(t *testing.T) {
 			reason: "liar.png"},
 		{name: "total read over limit", zip: makeZip(t, entry{name: "a.jpg", data: padded},
 			entry{name: "b.jpg", data: padded}, entry{name: "c.jpg", data: padded}),
-			lim: ZipLimits{MaxTotalBytes: 250_000},
+			lim:    ZipLimits{MaxTotalBytes: 250_000},
 			reason: "archive holds more than"},
 		{name: "archive over limit", zip: makeZip(t, entry{name: "a.png", data: png1}), lim: ZipLimits{MaxTotalBytes: 100},
 			reason: "archive is larger than 100 bytes"},
