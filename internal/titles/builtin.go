@@ -1,0 +1,273 @@
+// Package titles generates video title suggestions: a builtin generator that needs no
+// model, and an adapter for OpenAI-compatible chat APIs that falls back to it.
+package titles
+
+import (
+	"context"
+	"errors"
+	"hash/fnv"
+	"math/rand/v2"
+	"strings"
+	"unicode/utf8"
+
+	"thumbforge/internal/core"
+)
+
+// Title limits.
+const (
+	DefaultCount = 5   // titles returned when a request does not say
+	MaxCount     = 20  // the most titles one request gets
+	MaxTitleLen  = 100 // YouTube's title limit, in characters
+)
+
+// Builtin writes titles from templates filled by an analysis of the prompt and image.
+type Builtin struct {
+	// Faces counts faces in image-only requests; nil leaves faces out.
+	Faces core.FaceDetector
+}
+
+var _ core.Titler = (*Builtin)(nil)
+
+// Titles returns req.Count distinct titles; the same request always gives the same answer.
+func (b *Builtin) Titles(ctx context.Context, req core.TitleRequest) (core.TitleResult, error) {
+	if err := ctxError(ctx); err != nil {
+		return core.TitleResult{}, err
+	}
+	prompt, compacted := Compact(req.Prompt, MaxPrompt)
+	if prompt == "" && req.Image == nil {
+		return core.TitleResult{}, core.E(core.CodeValidation, "A prompt or an image is required.")
+	}
+	count := clampCount(req.Count)
+	var facts *imageFacts
+	if req.Image != nil {
+		f := measureImage(req.Image, b.Faces)
+		facts = &f
+	}
+	rng := rand.New(rand.NewPCG(req.Seed, hashString(prompt)))
+	var res core.TitleResult
+	if prompt == "" {
+		res = imageOnly(*facts, count, rng)
+	} else {
+		res = fromPrompt(Analyze(prompt), facts, count, rng)
+	}
+	res.PromptCompacted = compacted
+	if compacted {
+		res.Reasoning += " The prompt was shortened to its most informative sentences first."
+	}
+	return res, nil
+}
+
+// ctxError maps a finished context to the title stage's public error.
+func ctxError(ctx context.Context) error {
+	switch err := ctx.Err(); {
+	case err == nil:
+		return nil
+	case errors.Is(err, context.DeadlineExceeded):
+		return core.Wrap(core.CodeTitleTimeout, err, "Title generation timed out.")
+	default:
+		return err
+	}
+}
+
+func clampCount(n int) int {
+	switch {
+	case n <= 0:
+		return DefaultCount
+	case n > MaxCount:
+		return MaxCount
+	}
+	return n
+}
+
+func hashString(s string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return h.Sum64()
+}
+
+// slots holds the values a template may ask for.
+type slots map[string]string
+
+// fill replaces a template's slots; ok is false when one of them has no value.
+func (s slots) fill(tmpl string) (string, bool) {
+	var sb strings.Builder
+	for {
+		i := strings.IndexByte(tmpl, '{')
+		if i < 0 {
+			sb.WriteString(tmpl)
+			return sb.String(), true
+		}
+		j := strings.IndexByte(tmpl[i:], '}')
+		if j < 0 {
+			return "", false
+		}
+		v := s[tmpl[i+1:i+j]]
+		if v == "" {
+			return "", false
+		}
+		sb.WriteString(tmpl[:i])
+		sb.WriteString(v)
+		tmpl = tmpl[i+j+1:]
+	}
+}
+
+func fromPrompt(a Analysis, facts *imageFacts, count int, rng *rand.Rand) core.TitleResult {
+	key := titleCase(a.KeyPhrase)
+	s := slots{"K": key, "V": titleWord(a.Verb, true), "U": titleCase(a.ListUnit),
+		"D": a.Days, "MN": a.Minutes}
+	for _, n := range a.Numbers {
+		// A number inside the key phrase ("iPhone 15") would be said twice.
+		if !containsWord(key, n) {
+			s["N"] = n
+			break
+		}
+	}
+	if a.ListUnit == "" {
+		s["L"] = key
+	}
+	if len(a.Years) > 0 {
+		s["Y"] = a.Years[0]
+	}
+	for _, e := range a.Entities {
+		if !strings.Contains(strings.ToLower(key), strings.ToLower(e)) {
+			s["E"] = titleCase(e)
+			break
+		}
+	}
+	var order []string
+	if facts != nil {
+		s["M"] = facts.Mood
+		// The prompt leads; the image adds one mood title near the top.
+		order = append(order, shuffled(moodTemplates, rng)[0])
+	}
+	order = append(order, shuffled(kindTemplates[a.Kind], rng)...)
+	order = append(order, shuffled(genericTemplates, rng)...)
+	if facts != nil && len(order) > 2 {
+		order[0], order[1] = order[1], order[0]
+	}
+	titles := pick(order, s, count, key)
+
+	var r strings.Builder
+	if a.Kind == KindGeneric {
+		r.WriteString("No specific video format was recognised, so general patterns were used")
+	} else {
+		r.WriteString("Recognised " + article(string(a.Kind)) + " " + string(a.Kind) + " video")
+	}
+	if a.Topic != "" {
+		r.WriteString(" about " + a.Topic)
+	}
+	r.WriteString(`; the titles are built around the key phrase "` + key + `"`)
+	var extra []string
+	for _, k := range []string{"E", "N", "Y"} {
+		if v := s[k]; v != "" && usedSlot(titles, v, key) {
+			extra = append(extra, v)
+		}
+	}
+	if len(extra) > 0 {
+		r.WriteString(" and use " + strings.Join(extra, ", "))
+	}
+	r.WriteString(".")
+	if facts != nil {
+		r.WriteString(" The image adds a " + strings.ToLower(facts.Mood) + " mood (" + facts.describe() + ").")
+	}
+	return core.TitleResult{Titles: titles, Reasoning: r.String()}
+}
+
+func article(w string) string {
+	if w != "" && strings.ContainsRune("aeiou", rune(w[0])) {
+		return "an"
+	}
+	return "a"
+}
+
+// containsWord reports whether s has w as a whole word, ignoring case.
+func containsWord(s, w string) bool {
+	lw := strings.ToLower(w)
+	for _, x := range wordsOf(s) {
+		if x == lw {
+			return true
+		}
+	}
+	return false
+}
+
+// usedSlot reports whether a slot value appears in a title outside the key phrase.
+func usedSlot(titles []string, v, key string) bool {
+	for _, t := range titles {
+		if strings.Contains(strings.Replace(strings.ToLower(t), strings.ToLower(key), "", 1), strings.ToLower(v)) {
+			return true
+		}
+	}
+	return false
+}
+
+func imageOnly(f imageFacts, count int, rng *rand.Rand) core.TitleResult {
+	group := "scene"
+	switch {
+	case f.Faces == 1:
+		group = "face"
+	case f.Faces > 1:
+		group = "faces"
+	case f.text():
+		group = "text"
+	}
+	colour := "Colour"
+	if len(f.Colours) > 0 {
+		colour = titleWord(f.Colours[0], true)
+	}
+	s := slots{"M": f.Mood, "C": colour}
+	order := shuffled(imageTemplates[group], rng)
+	for _, g := range []string{"face", "faces", "scene", "text"} {
+		if g != group && (g == "scene" || g == "text" || f.Faces > 0) {
+			order = append(order, shuffled(imageTemplates[g], rng)...)
+		}
+	}
+	titles := pick(order, s, count, "")
+	return core.TitleResult{Titles: titles,
+		Reasoning: "Titles are based on the image only: " + f.describe() + "."}
+}
+
+func shuffled(list []string, rng *rand.Rand) []string {
+	out := append([]string(nil), list...)
+	rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
+}
+
+// pick fills templates in order and keeps the first count that pass every check.
+func pick(order []string, s slots, count int, key string) []string {
+	var titles []string
+	seen := map[string]bool{}
+	for _, tmpl := range order {
+		if len(titles) == count {
+			break
+		}
+		t, ok := s.fill(tmpl)
+		if !ok {
+			continue
+		}
+		t = titleCase(t)
+		n := normalise(t)
+		if seen[n] || !wellFormed(t, key) {
+			continue
+		}
+		seen[n] = true
+		titles = append(titles, t)
+	}
+	return titles
+}
+
+// wellFormed checks a finished title: length, no leftover slots or doubled spaces, no
+// word repeated back to back, and the key phrase present.
+func wellFormed(t, key string) bool {
+	if t == "" || utf8.RuneCountInString(t) > MaxTitleLen || strings.ContainsAny(t, "{}") || strings.Contains(t, "%s") ||
+		strings.Contains(t, "  ") {
+		return false
+	}
+	ws := wordsOf(t)
+	for i := 1; i < len(ws); i++ {
+		if ws[i] == ws[i-1] {
+			return false
+		}
+	}
+	return key == "" || strings.Contains(strings.ToLower(t), strings.ToLower(key))
+}
