@@ -16,6 +16,7 @@ import (
 	"errors"
 	"image"
 	"image/color"
+	"io"
 )
 
 // ErrUnsupported reports a valid-looking JPEG this decoder does not handle
@@ -86,6 +87,33 @@ func (d *decoder) image() image.Image {
 		YStride: y.stride, CStride: d.comps[1].stride,
 		SubsampleRatio: d.ratio, Rect: r,
 	}
+}
+
+// setup chooses the scale and allocates the output planes, after bounding the
+// work by the amount of compressed data actually present.
+func (d *decoder) setup(minSide int) error {
+	d.scale = Scale(d.width, d.height, minSide)
+	d.mcusX = ceilDiv(d.width, 8*d.hmax)
+	d.mcusY = ceilDiv(d.height, 8*d.vmax)
+	blocks := 0
+	for i := range d.comps {
+		c := &d.comps[i]
+		c.bw = ceilDiv(ceilDiv(d.width*c.h, d.hmax), 8)
+		c.bh = ceilDiv(ceilDiv(d.height*c.v, d.vmax), 8)
+		blocks += c.bw * c.bh
+	}
+	// Every block costs at least two bits (a DC and an EOB code), so a file
+	// claiming more blocks than that is truncated: refuse before allocating.
+	if blocks/4 > len(d.data) {
+		return io.ErrUnexpectedEOF
+	}
+	bs := 8 / d.scale
+	for i := range d.comps {
+		c := &d.comps[i]
+		c.stride = d.mcusX * c.h * bs
+		c.plane = make([]byte, c.stride*d.mcusY*c.v*bs)
+	}
+	return nil
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }

@@ -28,6 +28,9 @@ func (h *huffTable) build(counts *[16]int, vals []byte, ac bool) error {
 		if n > 0 {
 			h.valptr[l] = int32(k) - code
 			for i := 0; i < n; i++ {
+				if code >= 1<<l {
+					return fmt.Errorf("%w: oversubscribed Huffman table", ErrFormat)
+				}
 				if l <= lutBits {
 					// Every lutBits-bit string that starts with this code.
 					shift := lutBits - l
@@ -40,9 +43,6 @@ func (h *huffTable) build(counts *[16]int, vals []byte, ac bool) error {
 				k++
 			}
 			h.maxcode[l] = code - 1
-		}
-		if code > 1<<l {
-			return fmt.Errorf("%w: oversubscribed Huffman table", ErrFormat)
 		}
 		code <<= 1
 	}

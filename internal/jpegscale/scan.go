@@ -1,6 +1,9 @@
 package jpegscale
 
-import "fmt"
+import (
+	"fmt"
+	"io"
+)
 
 // zigzag maps a coefficient's position in the entropy-coded sequence to its
 // natural (row-major) index in the 8x8 block (T.81 figure A.6).
@@ -53,6 +56,11 @@ func (d *decoder) decodeScan(p []byte) error {
 		err = d.scanSingle(scomps[0])
 	} else {
 		err = d.scanInterleaved(scomps[:ns])
+	}
+	// Bits invented past the end of the file were needed by the scan: the
+	// file is truncated. (Past a marker we stay lenient, as libjpeg is.)
+	if err == nil && d.br.n < 8*d.br.pad && d.br.pos >= len(d.data) {
+		err = io.ErrUnexpectedEOF
 	}
 	d.pos = d.br.pos
 	return err
