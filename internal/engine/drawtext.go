@@ -26,15 +26,16 @@ func (e *Engine) drawHeadline(dst *image.RGBA, l textLayout, st textStyle, accen
 	hi := brighten(accent, 0.6)
 	if st == stylePlaque {
 		pad := l.size / 8
+		// All plaques first: a plaque overlapping the line above must not cover its text.
 		for _, ln := range l.lines {
 			box := ln.ink.Inset(-pad)
 			fillRect(dst, box.Add(image.Pt(pad/2, pad/2)), rgb(0, 0, 0), 0.45)
-			bg := accent
-			if !ln.highlight {
-				bg = rgb(18, 18, 24)
-			}
-			fillRect(dst, box, bg, 1)
-			composite(dst, mask, ln.ink, bestText(bg))
+		}
+		for _, ln := range l.lines {
+			fillRect(dst, ln.ink.Inset(-pad), plaqueColour(ln, accent), 1)
+		}
+		for _, ln := range l.lines {
+			composite(dst, mask, ln.ink, bestText(plaqueColour(ln, accent)))
 		}
 		return mask
 	}
@@ -135,4 +136,11 @@ func dilate(mask *image.Alpha, area image.Rectangle, r int) *image.Alpha {
 		copy(out.Pix[out.PixOffset(area.Min.X, area.Min.Y+y):], buf[y*w:(y+1)*w])
 	}
 	return out
+}
+
+func plaqueColour(ln textLine, accent color.RGBA) color.RGBA {
+	if ln.highlight {
+		return accent
+	}
+	return rgb(18, 18, 24)
 }
