@@ -148,13 +148,14 @@ func fromPrompt(a Analysis, facts *imageFacts, count int, rng *rand.Rand) core.T
 	titles := pick(order, s, count, key)
 
 	var r strings.Builder
-	if a.Kind == KindGeneric {
-		r.WriteString("No specific video format was recognised, so general patterns were used")
-	} else {
-		r.WriteString("Recognised " + article(string(a.Kind)) + " " + string(a.Kind) + " video")
-	}
+	about := ""
 	if a.Topic != "" {
-		r.WriteString(" about " + a.Topic)
+		about = " about " + a.Topic
+	}
+	if a.Kind == KindGeneric {
+		r.WriteString("No specific video format was recognised in this video" + about + ", so general patterns were used")
+	} else {
+		r.WriteString("Recognised " + article(string(a.Kind)) + " " + string(a.Kind) + " video" + about)
 	}
 	r.WriteString(`; the titles are built around the key phrase "` + key + `"`)
 	var extra []string

@@ -150,7 +150,8 @@ var stopwords = set(`a an the and or but nor if then so than too very of in on a
 	paid pays pay moved move quit lost got gets giving gives gave takes took take goes went
 	comes came says said tells told shows showed finds found tries buys bought sells sold
 	fell falls happens happened happen saves saved works worked leave leaves spent spend
-	went became become becomes reveals revealed changed changes keeps kept`)
+	went became become becomes reveals revealed changed changes keeps kept
+	dollars dollar euros euro pounds bucks percent miles mile km`)
 
 // actionVerbs can follow "how to"; they become the verb of how-to titles.
 var actionVerbs = set(`make build fix cook bake grow learn start get use clean draw paint play win save invest

@@ -28,7 +28,7 @@ var kindTemplates = map[Kind][]string{
 	},
 	KindList: {
 		"{N} {U} for {K} Nobody Tells You",
-		"{N} {K} {U} That Actually Work",
+		"{N} {K} {U} You Need to Know",
 		"{K}: {N} {U} That Changed Everything",
 		"The {N} {K} {U} I Wish I Knew Sooner",
 		"Top {N} {L} Right Now",
