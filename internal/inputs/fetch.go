@@ -12,6 +12,8 @@ import (
 	"thumbforge/internal/core"
 )
 
+var _ core.ImageLoader = (*Loader)(nil)
+
 // Load fetches or decodes ref and returns the decoded image. Errors are INVALID_IMAGE or
 // IMAGE_TOO_LARGE naming ref.Field, or the context's error when ctx ended.
 func (l *Loader) Load(ctx context.Context, ref core.ImageRef) (image.Image, error) {
