@@ -43,6 +43,11 @@ type ServiceConfig struct {
 	Now      func() time.Time
 	// OnCharge is told of every settled charge (for metrics); may be nil.
 	OnCharge func(op string, amount int64)
+	// Jobs queues persona and style training; Training reads v1 zips; Faces checks that
+	// a persona's images show a face. Without Jobs, training is refused.
+	Jobs     TrainingQueue
+	Training TrainingReader
+	Faces    FaceDetector
 }
 
 // Validate reports a missing part.

@@ -1,0 +1,121 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// ErrTrainingFinished means a training step found its record no longer processing: the
+// job already completed or failed (a retried or duplicate run), so it must stop.
+var ErrTrainingFinished = errors.New("training already finished")
+
+// TrainingResult is what a finished training job stores.
+type TrainingResult struct {
+	// Params is the learned StyleParams or PersonaParams, as JSON.
+	Params        string
+	PortraitKey   string
+	ReferenceKeys []string
+}
+
+// PortraitTTL is how long a v1 temp_portrait_url works after training completes.
+const PortraitTTL = 12 * time.Hour
+
+// TrainingRecord returns a record for its job: ErrNotFound when it was deleted,
+// ErrTrainingFinished when it no longer trains.
+func (s *Service) TrainingRecord(ctx context.Context, id uuid.UUID) (*CustomModel, error) {
+	m, err := s.cfg.Store.CustomModelByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if m.Status != StatusProcessing {
+		return m, ErrTrainingFinished
+	}
+	return m, nil
+}
+
+// TrainingStage records the stage and progress of a processing record. Progress never
+// moves backwards, so a retried job does not make a client's progress bar jump back.
+func (s *Service) TrainingStage(ctx context.Context, id uuid.UUID, stage Stage, progress int) error {
+	_, err := s.cfg.Store.UpdateCustomModel(ctx, id, func(m *CustomModel) error {
+		if m.Status != StatusProcessing {
+			return ErrTrainingFinished
+		}
+		m.Stage = stage
+		m.Progress = max(m.Progress, min(progress, 99))
+		return nil
+	})
+	return err
+}
+
+// CompleteTraining marks the record completed and charges its reservation. The record's
+// state is checked in the transaction that completes it, so a job run twice completes
+// once; the charge is keyed by the reservation, which can only be charged once, so a run
+// that died between the two steps settles on its retry.
+func (s *Service) CompleteTraining(ctx context.Context, id uuid.UUID, res TrainingResult) error {
+	m, err := s.cfg.Store.UpdateCustomModel(ctx, id, func(m *CustomModel) error {
+		if m.Status == StatusFailed {
+			return ErrTrainingFinished
+		}
+		if m.Status == StatusCompleted {
+			return errAlreadyCompleted
+		}
+		now := s.cfg.Now()
+		m.Status, m.Stage, m.Progress = StatusCompleted, StageReady, 100
+		m.Params, m.PortraitKey, m.ReferenceKeys = res.Params, res.PortraitKey, res.ReferenceKeys
+		m.CompletedAt = &now
+		return nil
+	})
+	if errors.Is(err, errAlreadyCompleted) {
+		m, err = s.cfg.Store.CustomModelByID(ctx, id)
+	}
+	if err != nil {
+		return err
+	}
+	if m.ReservationID == nil {
+		return nil
+	}
+	err = s.cfg.Store.Charge(ctx, *m.ReservationID)
+	switch {
+	case errors.Is(err, ErrConflict):
+		// Already charged by an earlier run, or released by the stale-hold sweep while the
+		// server was down: either way there is nothing left to settle.
+		return nil
+	case err != nil:
+		return err
+	}
+	if price, ok := s.cfg.Prices.Price(OpTraining); ok && s.cfg.OnCharge != nil {
+		s.cfg.OnCharge(OpTraining, price)
+	}
+	return nil
+}
+
+var errAlreadyCompleted = errors.New("training already completed")
+
+// FailTraining marks a processing record failed with a public reason, releases its
+// reservation and deletes its blobs (a failed record is of no use). A finished record is
+// left alone.
+func (s *Service) FailTraining(ctx context.Context, id uuid.UUID, reason string) error {
+	m, err := s.cfg.Store.UpdateCustomModel(ctx, id, func(m *CustomModel) error {
+		if m.Status != StatusProcessing {
+			return ErrTrainingFinished
+		}
+		m.Status, m.Stage, m.FailReason = StatusFailed, StageFailed, reason
+		return nil
+	})
+	if errors.Is(err, ErrTrainingFinished) || errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if m.ReservationID != nil {
+		if err := s.cfg.Store.Release(ctx, *m.ReservationID); err != nil {
+			return err
+		}
+	}
+	s.deleteKeys(ctx, RecordKeys(m))
+	return nil
+}
