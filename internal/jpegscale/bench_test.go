@@ -21,12 +21,13 @@ func BenchmarkStdlibDecode4000x3000(b *testing.B) {
 	data := benchJPEG()
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
-	b.ResetTimer()
+	start := cpuTime()
 	for b.Loop() {
 		if _, err := jpeg.Decode(bytes.NewReader(data)); err != nil {
 			b.Fatal(err)
 		}
 	}
+	reportCPU(b, start)
 }
 
 // benchScale decodes the benchmark image at 1/d (minSide is its short side at 1/d).
@@ -38,7 +39,7 @@ func benchScale(b *testing.B, d int) {
 	}
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
-	b.ResetTimer()
+	start := cpuTime()
 	for b.Loop() {
 		img, err := Decode(data, minSide)
 		if err != nil {
@@ -48,6 +49,7 @@ func benchScale(b *testing.B, d int) {
 			b.Fatalf("decoded at %v, want 1/%d", img.Bounds(), d)
 		}
 	}
+	reportCPU(b, start)
 }
 
 func BenchmarkDecodeScale1(b *testing.B) { benchScale(b, 1) }
