@@ -126,6 +126,8 @@ func (d *decoder) scanInterleaved(comps []*component) error {
 
 // block decodes one 8x8 block (T.81 F.2.2), dequantises it into d.blk in
 // natural order and writes its (8/scale)^2 pixels at plane offset off.
+// The bit buffer is kept in locals across the coefficient loop (and written
+// back around the rare calls that need the reader) so it stays in registers.
 func (d *decoder) block(c *component, off int) {
 	br, blk, q := &d.br, &d.blk, c.q
 	if br.n < 32 {
@@ -142,23 +144,35 @@ func (d *decoder) block(c *component, off int) {
 	blk[0] = c.pred * q[0]
 	hasAC := false
 	ac := c.ac
+	acc, n := br.acc, br.n
 	for k := 1; k < 64; k++ {
-		if br.n < 32 {
+		if n < 32 {
+			br.acc, br.n = acc, n
 			br.fill()
+			acc, n = br.acc, br.n
 		}
-		if e := ac.fastAC[br.acc>>(64-lutBits)]; e != 0 {
+		if e := ac.fastAC[acc>>(64-lutBits)]; e != 0 {
 			k += int(e>>8) & 0xFF
-			br.acc <<= uint(e & 0xFF)
-			br.n -= int(e & 0xFF)
+			acc <<= uint(e & 0xFF)
+			n -= int(e & 0xFF)
 			if k > 63 {
 				br.err = errBadHuffman
-				return
+				break
 			}
 			blk[zigzag[k]] = e >> 16 * q[k]
 			hasAC = true
 			continue
 		}
-		rs := br.decode(ac)
+		var rs uint8
+		if e := ac.lut[acc>>(64-lutBits)]; e != 0 {
+			acc <<= e >> 8
+			n -= int(e >> 8)
+			rs = uint8(e)
+		} else {
+			br.acc, br.n = acc, n
+			rs = br.decode(ac)
+			acc, n = br.acc, br.n
+		}
 		r, s := int(rs>>4), rs&15
 		if s == 0 {
 			if r != 15 {
@@ -170,10 +184,20 @@ func (d *decoder) block(c *component, off int) {
 		k += r
 		if k > 63 {
 			br.err = errBadHuffman
-			return
+			break
 		}
-		blk[zigzag[k]] = br.receiveExtend(s) * q[k]
+		v := int32(acc >> (64 - s))
+		acc <<= s
+		n -= int(s)
+		if v < 1<<(s-1) {
+			v += -1<<s + 1
+		}
+		blk[zigzag[k]] = v * q[k]
 		hasAC = true
+	}
+	br.acc, br.n = acc, n
+	if br.err != nil {
+		return
 	}
 	dst := c.plane[off:]
 	if !hasAC {
