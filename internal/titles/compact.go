@@ -46,13 +46,24 @@ func Compact(prompt string, max int) (string, bool) {
 		}
 		score := sum / math.Sqrt(float64(len(ws)+1))
 		score *= 1 + 0.6/float64(i+1) // the opening states the topic
+		for _, w := range ws {
+			if boilerplate[w] {
+				score *= 0.3 // calls to action say nothing about the video
+				break
+			}
+		}
 		ranked[i] = scored{i, score}
 	}
 	sort.SliceStable(ranked, func(a, b int) bool { return ranked[a].score > ranked[b].score })
 
 	keep := make([]bool, len(sents))
 	used := 0
+	kept := map[string]bool{}
 	for _, r := range ranked {
+		norm := normalise(sents[r.i])
+		if kept[norm] {
+			continue // a repeated sentence adds nothing
+		}
 		n := utf8.RuneCountInString(sents[r.i])
 		sep := 0
 		if used > 0 {
@@ -60,6 +71,7 @@ func Compact(prompt string, max int) (string, bool) {
 		}
 		if used+sep+n <= max {
 			keep[r.i] = true
+			kept[norm] = true
 			used += sep + n
 		}
 	}
@@ -75,6 +87,9 @@ func Compact(prompt string, max int) (string, bool) {
 	}
 	return strings.Join(parts, " "), true
 }
+
+// boilerplate marks the sentences of a description that address the viewer, not the video.
+var boilerplate = set("subscribe subscribed comment comments share thanks thank sponsor sponsored patreon link links below welcome merch notification bell")
 
 // splitSentences splits text after ., ! or ? followed by space, and at line breaks.
 func splitSentences(text string) []string {
