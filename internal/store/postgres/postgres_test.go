@@ -1,0 +1,169 @@
+package postgres_test
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib"
+
+	"thumbforge/internal/core"
+	"thumbforge/internal/store/postgres"
+	"thumbforge/internal/store/storetest"
+)
+
+// dsnEnv names the environment variable holding the test server's DSN.
+const dsnEnv = "THUMBFORGE_TEST_POSTGRES"
+
+// schemaDSN creates a fresh schema, dropped when t ends, and returns a DSN using it.
+func schemaDSN(t *testing.T) string {
+	t.Helper()
+	dsn := os.Getenv(dsnEnv)
+	if dsn == "" {
+		t.Skipf("PostgreSQL tests skipped: set %s, e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable", dsnEnv)
+	}
+	admin, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Close() })
+	schema := "tf_test_" + strings.ToLower(rand.Text()[:16])
+	if _, err := admin.Exec(`CREATE SCHEMA ` + schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if _, err := admin.Exec(`DROP SCHEMA ` + schema + ` CASCADE`); err != nil {
+			t.Errorf("drop schema: %v", err)
+		}
+	})
+	if strings.Contains(dsn, "://") {
+		u, err := url.Parse(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := u.Query()
+		q.Set("search_path", schema)
+		u.RawQuery = q.Encode()
+		return u.String()
+	}
+	return dsn + " search_path=" + schema
+}
+
+func open(t *testing.T, dsn string, now func() time.Time) *postgres.Store {
+	t.Helper()
+	s, err := postgres.Open(context.Background(), dsn, postgres.Options{Now: now, MaxConns: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, now func() time.Time) core.Store {
+		return open(t, schemaDSN(t), now)
+	})
+}
+
+func TestLimiter(t *testing.T) {
+	storetest.RunLimiter(t, func(t *testing.T) storetest.LimiterHarness {
+		s := open(t, schemaDSN(t), nil)
+		l, err := postgres.NewLimiter(s.DB(), postgres.LimiterConfig{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Close() })
+		return storetest.LimiterHarness{Limiter: l, Expire: func(t *testing.T, key string) {
+			if _, err := s.DB().Exec(`UPDATE leases SET expires_at = now() - interval '1 second' WHERE key = $1`, key); err != nil {
+				t.Fatal(err)
+			}
+		}}
+	})
+}
+
+// TestLimiterCloseReleases: a replica shutting down gives its slots back at once.
+func TestLimiterCloseReleases(t *testing.T) {
+	s := open(t, schemaDSN(t), nil)
+	a, err := postgres.NewLimiter(s.DB(), postgres.LimiterConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, ok, err := a.Acquire(ctx, "k", 1); !ok || err != nil {
+		t.Fatalf("Acquire = %v, %v", ok, err)
+	}
+	b, err := postgres.NewLimiter(s.DB(), postgres.LimiterConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if _, ok, _ := b.Acquire(ctx, "k", 1); ok {
+		t.Fatal("second replica took a slot beyond the limit")
+	}
+	a.Close()
+	a.Close() // twice is harmless
+	if _, ok, err := b.Acquire(ctx, "k", 1); !ok || err != nil {
+		t.Fatalf("after Close, Acquire = %v, %v; want the slot", ok, err)
+	}
+}
+
+func TestLimiterConfig(t *testing.T) {
+	for _, c := range []struct {
+		cfg postgres.LimiterConfig
+		ok  bool
+	}{
+		{postgres.LimiterConfig{}, true},
+		{postgres.LimiterConfig{TTL: 10 * time.Second, Heartbeat: 2 * time.Second}, true},
+		{postgres.LimiterConfig{TTL: time.Millisecond}, false},
+		{postgres.LimiterConfig{TTL: 10 * time.Second, Heartbeat: 10 * time.Second}, false},
+		{postgres.LimiterConfig{Heartbeat: -time.Second}, false},
+	} {
+		if err := c.cfg.Validate(); (err == nil) != c.ok {
+			t.Errorf("%+v: Validate() = %v", c.cfg, err)
+		}
+	}
+}
+
+// TestConcurrentOpen: replicas starting at once on one schema migrate it exactly once.
+func TestConcurrentOpen(t *testing.T) {
+	dsn := schemaDSN(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for range 4 {
+		wg.Go(func() {
+			s, err := postgres.Open(context.Background(), dsn, postgres.Options{MaxConns: 2})
+			if err == nil {
+				err = s.Close()
+			}
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := open(t, dsn, nil)
+	var n int
+	if err := s.DB().QueryRow(`SELECT COUNT(*) FROM schema_migrations`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Fatalf("%d migrations recorded, want 1", n)
+	}
+}
+
+func TestOpenHidesDSN(t *testing.T) {
+	_, err := postgres.Open(context.Background(), "postgres://u:s3cret@[bad", postgres.Options{})
+	if err == nil || strings.Contains(err.Error(), "s3cret") {
+		t.Fatalf("Open error %v: want an error without the password", err)
+	}
+}
