@@ -4,7 +4,7 @@
 //
 // Model tiers (see TIERS.md): mdl_2 restyles the reference only, honouring image_weight;
 // mdl_3 adds a headline and a prompt-driven palette and motif; mdl_4 adds support image
-// cards, arrows and a plaque headline style; mdl_4_5 renders Config.Candidates layouts and
+// cards and arrows; mdl_4_5 renders Config.Candidates layouts and
 // keeps the best by the scorer, under the job's scoring deadline.
 //
 // Rendering is a list of small steps (background, reference, style, card, face, arrow,

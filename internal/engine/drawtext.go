@@ -10,7 +10,6 @@ type textStyle int
 
 const (
 	styleStroke textStyle = iota // bright text, dark outline and shadow, scrim when needed
-	stylePlaque                  // each line on a solid colour block
 )
 
 const minContrast = 4.8 // WCAG asks 4.5; the margin absorbs antialiasing and JPEG
@@ -24,21 +23,6 @@ func (e *Engine) drawHeadline(dst *image.RGBA, l textLayout, st textStyle, accen
 	}
 	white := rgb(255, 255, 255)
 	hi := brighten(accent, 0.6)
-	if st == stylePlaque {
-		pad := l.size / 8
-		// All plaques first: a plaque overlapping the line above must not cover its text.
-		for _, ln := range l.lines {
-			box := ln.ink.Inset(-pad)
-			fillRect(dst, box.Add(image.Pt(pad/2, pad/2)), rgb(0, 0, 0), 0.45)
-		}
-		for _, ln := range l.lines {
-			fillRect(dst, ln.ink.Inset(-pad), plaqueColour(ln, accent), 1)
-		}
-		for _, ln := range l.lines {
-			composite(dst, mask, ln.ink, bestText(plaqueColour(ln, accent)))
-		}
-		return mask
-	}
 	stroke := max(2, l.size/22)
 	region := l.ink.Inset(-(stroke + l.size/6)).Intersect(dst.Rect)
 	lmin := relLuminance(white.R, white.G, white.B)
@@ -60,16 +44,6 @@ func (e *Engine) drawHeadline(dst *image.RGBA, l textLayout, st textStyle, accen
 		composite(dst, mask, ln.ink.Inset(-2), c)
 	}
 	return mask
-}
-
-// bestText returns black or white, whichever contrasts more with bg (one of them always
-// reaches at least 4.58:1).
-func bestText(bg color.RGBA) color.RGBA {
-	l := relLuminance(bg.R, bg.G, bg.B)
-	if contrastRatio(l, 0) >= contrastRatio(l, 1) {
-		return rgb(0, 0, 0)
-	}
-	return rgb(255, 255, 255)
 }
 
 // brighten mixes c toward white until its relative luminance reaches at least minL, so a
@@ -136,11 +110,4 @@ func dilate(mask *image.Alpha, area image.Rectangle, r int) *image.Alpha {
 		copy(out.Pix[out.PixOffset(area.Min.X, area.Min.Y+y):], buf[y*w:(y+1)*w])
 	}
 	return out
-}
-
-func plaqueColour(ln textLine, accent color.RGBA) color.RGBA {
-	if ln.highlight {
-		return accent
-	}
-	return rgb(18, 18, 24)
 }

@@ -119,11 +119,7 @@ func (e *Engine) thumbnail(ctx context.Context, job core.ThumbnailJob) (*image.R
 
 	if p.tier < 5 {
 		variant := int(p.seed % 2)
-		st := styleStroke
-		if p.tier == 4 && p.seed%3 == 0 {
-			st = stylePlaque
-		}
-		return e.render(ctx, p, variant, st)
+		return e.render(ctx, p, variant, styleStroke)
 	}
 	return e.bestOf(ctx, p)
 }
@@ -229,11 +225,7 @@ func (e *Engine) bestOf(ctx context.Context, p *plan) (*image.RGBA, *renderInfo,
 	}
 	var cands []cand
 	for i := range e.cfg.Candidates {
-		st := styleStroke
-		if i%3 == 2 {
-			st = stylePlaque
-		}
-		img, info, err := e.render(ctx, p, int(p.seed%2)+i, st)
+		img, info, err := e.render(ctx, p, int(p.seed%2)+i, styleStroke)
 		if err != nil {
 			return nil, nil, err
 		}
