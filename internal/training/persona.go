@@ -1,0 +1,100 @@
+package training
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"image"
+	"math"
+	"runtime"
+	"sort"
+	"sync"
+
+	"thumbforge/internal/core"
+)
+
+// CropSize is the side of a stored aligned face crop.
+const CropSize = 256
+
+// faceCrop is the aligned crop of the main face of one training image.
+type faceCrop struct {
+	img   *image.RGBA
+	score float64
+	index int
+}
+
+// persona keeps an aligned crop of the largest face of each image, best first; the best
+// is the portrait. Images without a face are skipped; none at all is a permanent failure.
+func (t *Trainer) persona(ctx context.Context, m *core.CustomModel, imgs []image.Image, res *core.TrainingResult) error {
+	crops := t.detectAll(imgs)
+	if err := t.cfg.Service.TrainingStage(ctx, m.ID, core.StageAnalyzing, 70); err != nil {
+		return err
+	}
+	var found []faceCrop
+	for _, c := range crops {
+		if c != nil {
+			found = append(found, *c)
+		}
+	}
+	if len(found) == 0 {
+		return &permanent{reason: "No face could be detected in any training image."}
+	}
+	if err := t.stage(ctx, m.ID, core.StageTraining, 75); err != nil {
+		return err
+	}
+	// Best first; ties keep the images' order so equal inputs give equal records.
+	sort.SliceStable(found, func(i, j int) bool { return found[i].score > found[j].score })
+	var pp core.PersonaParams
+	blobs := t.cfg.Service.Blobs()
+	for i, c := range found {
+		key := fmt.Sprintf("custom/%s/face-%02d.jpg", m.ID, i)
+		if err := putJPEG(ctx, blobs, key, c.img); err != nil {
+			return err
+		}
+		pp.FaceKeys = append(pp.FaceKeys, key)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	b, err := json.Marshal(pp)
+	if err != nil {
+		return err
+	}
+	res.Params, res.PortraitKey = string(b), pp.FaceKeys[0]
+	return t.stage(ctx, m.ID, core.StageTraining, 95)
+}
+
+// detectAll finds and crops the main face of every image, on all cores.
+func (t *Trainer) detectAll(imgs []image.Image) []*faceCrop {
+	out := make([]*faceCrop, len(imgs))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(imgs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				out[i] = t.cropFace(imgs[i], i)
+			}
+		}()
+	}
+	for i := range imgs {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	return out
+}
+
+// cropFace crops the largest face of img, or returns nil when it has none. The score
+// favours confident detections of faces with enough pixels to fill a crop.
+func (t *Trainer) cropFace(img image.Image, index int) *faceCrop {
+	faces := t.cfg.Faces.Detect(img)
+	if len(faces) == 0 {
+		return nil
+	}
+	f := faces[0]
+	side := math.Sqrt(float64(f.Box.Dx() * f.Box.Dy()))
+	resolution := math.Min(1, side/(CropSize*0.6))
+	return &faceCrop{img: t.cfg.Crop(img, f, CropSize), score: f.Confidence * resolution, index: index}
+}
