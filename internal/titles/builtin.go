@@ -169,7 +169,7 @@ func fromPrompt(a Analysis, facts *imageFacts, count int, rng *rand.Rand) core.T
 	}
 	r.WriteString(".")
 	if facts != nil {
-		r.WriteString(" The image adds a " + strings.ToLower(facts.Mood) + " mood (" + facts.describe() + ").")
+		r.WriteString(" The image adds mood words; it shows " + facts.describe() + ".")
 	}
 	return core.TitleResult{Titles: titles, Reasoning: r.String()}
 }
@@ -213,8 +213,11 @@ func imageOnly(f imageFacts, count int, rng *rand.Rand) core.TitleResult {
 		group = "text"
 	}
 	colour := "Colour"
-	if len(f.Colours) > 0 {
-		colour = titleWord(f.Colours[0], true)
+	for i, c := range f.Colours {
+		// A hue says more in a title than black, white or grey ("Dark Black").
+		if i == 0 || (c != "black" && c != "white" && c != "grey") {
+			colour = titleWord(c, true)
+		}
 	}
 	s := slots{"M": f.Mood, "C": colour}
 	order := shuffled(imageTemplates[group], rng)

@@ -40,17 +40,20 @@ func measureImage(img image.Image, faces core.FaceDetector) imageFacts {
 		f.Mood = "Quiet"
 		return f
 	}
-	luma := make([]float64, w*h)
 	counts := map[string]int{}
+	edges := 0
 	var sum, sum2, sat float64
 	for y := 0; y < h; y++ {
 		py := b.Min.Y + (2*y+1)*b.Dy()/(2*h)
 		for x := 0; x < w; x++ {
 			px := b.Min.X + (2*x+1)*b.Dx()/(2*w)
-			r16, g16, b16, _ := img.At(px, py).RGBA()
-			r, g, bl := float64(r16)/65535, float64(g16)/65535, float64(b16)/65535
-			l := 0.2126*r + 0.7152*g + 0.0722*bl
-			luma[y*w+x] = l
+			r, g, bl := rgb(img, px, py)
+			l := luma(r, g, bl)
+			// Sharp edges between neighbouring pixels, as letters have, whatever the grid.
+			if px+1 < b.Max.X && py+1 < b.Max.Y &&
+				math.Abs(l-luma(rgb(img, px+1, py)))+math.Abs(l-luma(rgb(img, px, py+1))) > 0.25 {
+				edges++
+			}
 			sum += l
 			sum2 += l * l
 			hue, s, v := hsv(r, g, bl)
@@ -62,22 +65,19 @@ func measureImage(img image.Image, faces core.FaceDetector) imageFacts {
 	f.Brightness = sum / n
 	f.Contrast = math.Sqrt(math.Max(0, sum2/n-f.Brightness*f.Brightness))
 	f.Saturation = sat / n
-	edges := 0
-	for y := 0; y+1 < h; y++ {
-		for x := 0; x+1 < w; x++ {
-			l := luma[y*w+x]
-			if math.Abs(l-luma[y*w+x+1])+math.Abs(l-luma[(y+1)*w+x]) > 0.25 {
-				edges++
-			}
-		}
-	}
-	if w > 1 && h > 1 {
-		f.EdgeDensity = float64(edges) / float64((w-1)*(h-1))
-	}
+	f.EdgeDensity = float64(edges) / n
 	f.Colours = dominant(counts, n)
 	f.Mood = mood(f)
 	return f
 }
+
+func rgb(img image.Image, x, y int) (r, g, b float64) {
+	r16, g16, b16, _ := img.At(x, y).RGBA()
+	return float64(r16) / 65535, float64(g16) / 65535, float64(b16) / 65535
+}
+
+// luma is Rec. 601 luma of gamma-encoded values: close to perceived lightness.
+func luma(r, g, b float64) float64 { return 0.299*r + 0.587*g + 0.114*b }
 
 // dominant returns up to two colour names covering at least 12% of the samples each.
 func dominant(counts map[string]int, n float64) []string {
@@ -106,7 +106,7 @@ func dominant(counts map[string]int, n float64) []string {
 
 func mood(f imageFacts) string {
 	switch {
-	case f.Contrast > 0.28 && f.Brightness < 0.45:
+	case f.Contrast > 0.28 && f.Brightness < 0.6:
 		return "Dramatic"
 	case f.Brightness < 0.28:
 		return "Dark"

@@ -295,4 +295,3 @@ func FuzzParseAnswer(f *testing.F) {
 		}
 	})
 }
-
