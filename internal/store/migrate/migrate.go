@@ -25,18 +25,27 @@ func Run(ctx context.Context, db *sql.DB, fsys fs.FS, lock Lock) error {
 	if err != nil {
 		return fmt.Errorf("migrate: list: %w", err)
 	}
-	sort.Strings(files)
+	byVersion := make(map[int]string, len(files))
+	versions := make([]int, 0, len(files))
 	for _, name := range files {
-		version, err := strconv.Atoi(strings.SplitN(path.Base(name), "_", 2)[0])
-		if err != nil || version <= 0 {
+		v, err := strconv.Atoi(strings.SplitN(path.Base(name), "_", 2)[0])
+		if err != nil || v <= 0 {
 			return fmt.Errorf("migrate: %s: name must start with a positive version number", name)
 		}
-		body, err := fs.ReadFile(fsys, name)
-		if err != nil {
-			return fmt.Errorf("migrate: read %s: %w", name, err)
+		if other, dup := byVersion[v]; dup {
+			return fmt.Errorf("migrate: %s and %s share version %d", other, name, v)
 		}
-		if err := apply(ctx, db, version, string(body), lock); err != nil {
-			return fmt.Errorf("migrate: %s: %w", name, err)
+		byVersion[v] = name
+		versions = append(versions, v)
+	}
+	sort.Ints(versions)
+	for _, v := range versions {
+		body, err := fs.ReadFile(fsys, byVersion[v])
+		if err != nil {
+			return fmt.Errorf("migrate: read %s: %w", byVersion[v], err)
+		}
+		if err := apply(ctx, db, v, string(body), lock); err != nil {
+			return fmt.Errorf("migrate: %s: %w", byVersion[v], err)
 		}
 	}
 	return nil
