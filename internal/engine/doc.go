@@ -2,7 +2,8 @@
 // renders thumbnails from prompts and reference images, edits images by instruction and
 // scores thumbnails, all in pure Go.
 //
-// Model tiers (see TIERS.md): mdl_2 restyles the reference only, honouring image_weight;
+// Model tiers (see TIERS.md): mdl_2 restyles a reference only, honouring image_weight
+// and ignoring the prompt (a text job on mdl_2 uses the prompt like mdl_3);
 // mdl_3 adds a headline and a prompt-driven palette and motif; mdl_4 adds support image
 // cards and arrows; mdl_4_5 renders Config.Candidates layouts and
 // keeps the best by the scorer, under the job's scoring deadline.

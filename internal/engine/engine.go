@@ -98,8 +98,10 @@ func (e *Engine) thumbnail(ctx context.Context, job core.ThumbnailJob) (*image.R
 	}
 	p := &plan{job: job, w: w, h: h, tier: tierOf(job.Model)}
 	text := job.Prompt
-	if p.tier == 2 {
-		text = "" // mdl_2 restyles the reference only
+	if p.tier == 2 && job.Reference != nil {
+		// mdl_2's image-to-thumbnail restyle ignores the prompt (SPEC). Text jobs (v1's
+		// mdl-1 and mdl-2 map to mdl_2) have nothing but the prompt, so they keep it.
+		text = ""
 	} else if len(job.Instructions) > 0 {
 		text = strings.TrimSpace(text + ". " + strings.Join(job.Instructions, ". "))
 	}
