@@ -67,7 +67,7 @@ func Analyze(prompt string) Analysis {
 	}
 	a.Entities = entities(toks)
 	if a.Kind == KindComparison {
-		if k := versus(toks); k != "" {
+		if k := versus(toks); k != "" && !repeatsWord(k) {
 			a.KeyPhrase = k
 		}
 	}
@@ -81,6 +81,17 @@ func Analyze(prompt string) Analysis {
 		a.KeyPhrase = fallbackKey(toks)
 	}
 	return a
+}
+
+// repeatsWord reports whether a word of s follows itself, which no title may show.
+func repeatsWord(s string) bool {
+	ws := wordsOf(s)
+	for i := 1; i < len(ws); i++ {
+		if ws[i] == ws[i-1] {
+			return true
+		}
+	}
+	return false
 }
 
 func first(have, s string) string {
@@ -292,8 +303,8 @@ func fallbackKey(toks []token) string {
 		}
 	}
 	if len(best) > 60 {
-		// One giant "word" (a hash, a URL-less blob): no whole word fits a title.
-		best = string([]rune(best)[:40])
+		// One giant "word" (a hash, a blob): it cannot fit whole, and a cut word is broken.
+		return ""
 	}
 	return best
 }

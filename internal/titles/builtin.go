@@ -20,6 +20,9 @@ const (
 	MaxTitleLen  = 100 // YouTube's title limit, in characters
 )
 
+// placeholderKey stands in for the key phrase of a prompt without words.
+const placeholderKey = "This Video"
+
 // Builtin writes titles from templates filled by an analysis of the prompt and image.
 type Builtin struct {
 	// Faces counts faces in image-only requests; nil leaves faces out.
@@ -45,10 +48,17 @@ func (b *Builtin) Titles(ctx context.Context, req core.TitleRequest) (core.Title
 	}
 	rng := rand.New(rand.NewPCG(req.Seed, hashString(prompt)))
 	var res core.TitleResult
-	if prompt == "" {
+	a := Analyze(prompt)
+	switch {
+	case a.KeyPhrase == "" && facts != nil:
+		// No prompt, or one without a single word ("!!!"): the image is all there is.
 		res = imageOnly(*facts, count, rng)
-	} else {
-		res = fromPrompt(Analyze(prompt), facts, count, rng)
+	case a.KeyPhrase == "":
+		a.KeyPhrase = placeholderKey
+		res = fromPrompt(a, nil, count, rng)
+		res.Reasoning = "The prompt has no words to build on, so the titles are generic. " + res.Reasoning
+	default:
+		res = fromPrompt(a, facts, count, rng)
 	}
 	res.PromptCompacted = compacted
 	if compacted {
@@ -213,10 +223,14 @@ func imageOnly(f imageFacts, count int, rng *rand.Rand) core.TitleResult {
 		group = "text"
 	}
 	colour := "Colour"
-	for i, c := range f.Colours {
+	if len(f.Colours) > 0 {
+		colour = titleWord(f.Colours[0], true)
+	}
+	for _, c := range f.Colours {
 		// A hue says more in a title than black, white or grey ("Dark Black").
-		if i == 0 || (c != "black" && c != "white" && c != "grey") {
+		if c != "black" && c != "white" && c != "grey" {
 			colour = titleWord(c, true)
+			break
 		}
 	}
 	s := slots{"M": f.Mood, "C": colour}
@@ -249,7 +263,8 @@ func pick(order []string, s slots, count int, key string) []string {
 		if !ok {
 			continue
 		}
-		t = titleCase(t)
+		// Templates are written in title case and slot values are cased on their own, so
+		// a key phrase keeps its casing ("A", "iPhone") wherever it lands.
 		n := normalise(t)
 		if seen[n] || !wellFormed(t, key) {
 			continue
@@ -267,11 +282,8 @@ func wellFormed(t, key string) bool {
 		strings.Contains(t, "  ") {
 		return false
 	}
-	ws := wordsOf(t)
-	for i := 1; i < len(ws); i++ {
-		if ws[i] == ws[i-1] {
-			return false
-		}
+	if repeatsWord(t) {
+		return false
 	}
 	return key == "" || strings.Contains(strings.ToLower(t), strings.ToLower(key))
 }

@@ -144,3 +144,31 @@ func TestCorpus(t *testing.T) {
 		t.Errorf("only %d of %d titles are under 70 characters", short, total)
 	}
 }
+
+// FuzzBuiltin checks every rule on arbitrary prompts.
+func FuzzBuiltin(f *testing.F) {
+	for _, p := range []string{"!!!", "a", "how to", "2024", "vs", "x vs y vs z", "ŁÓDŹ", "A.B.C. D&E", "C++ vs Go", "'", "top 10 10 10"} {
+		f.Add(p, uint64(1), 5)
+	}
+	vocab := templateVocabulary()
+	for _, w := range wordsOf(placeholderKey) {
+		vocab[w] = true
+	}
+	b := &Builtin{}
+	f.Fuzz(func(t *testing.T, prompt string, seed uint64, count int) {
+		if strings.TrimSpace(prompt) == "" || !utf8.ValidString(prompt) {
+			return
+		}
+		count = clampCount(count % 30)
+		res, err := b.Titles(context.Background(), core.TitleRequest{Prompt: prompt, Seed: seed, Count: count})
+		if err != nil {
+			t.Fatal(err)
+		}
+		compacted, _ := Compact(prompt, MaxPrompt)
+		key := Analyze(compacted).KeyPhrase
+		if key == "" {
+			key = placeholderKey
+		}
+		checkTitles(t, compacted, res, count, key, vocab)
+	})
+}

@@ -174,6 +174,16 @@ var genericTemplates = []string{
 	"{K}: A Closer Look",
 	"Before You Try {K}, Watch This",
 	"{K} Done Right",
+	"{K}: Is It Worth It?",
+	"What I Learned from {K}",
+	"{K} Is Not What You Think",
+	"The Problem with {K}",
+	"{K}: Myths vs Facts",
+	"Let's Talk About {K}",
+	"{K} – The Full Breakdown",
+	"The {K} Question Everyone Asks",
+	"{K}: Start Here",
+	"You're Doing {K} Wrong",
 }
 
 // moodTemplates carry the image's mood when a prompt and an image are both given.

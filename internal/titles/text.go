@@ -129,7 +129,17 @@ var smallWords = set("a an the and or but nor of in on at to for by vs with from
 
 // titleWord capitalises one word of a title: brand spellings win, mixed-case words and
 // acronyms are kept, small words stay lower case unless they open or close the title.
+// A letter whose capital lower-cases to another letter ("µ" -> "Μ" -> "μ") is left alone,
+// so the title still contains the prompt's words.
 func titleWord(w string, edge bool) string {
+	t := casedWord(w, edge)
+	if strings.ToLower(t) != strings.ToLower(w) {
+		return w
+	}
+	return t
+}
+
+func casedWord(w string, edge bool) string {
 	lw := strings.ToLower(w)
 	if b, ok := brands[lw]; ok {
 		return b
