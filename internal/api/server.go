@@ -86,6 +86,14 @@ func (s *Server) apiRoutes() []route {
 		{"POST", "/v1/edit", V1, s.v1Edit},
 		{"POST", "/v1/title", V1, s.v1Title},
 		{"POST", "/v1/faceswap", V1, s.v1FaceSwap},
+		{"POST", "/v2/custom/{id}", V2, s.v2CreateCustomPath}, // /v2/custom/style and /v2/custom/persona
+		{"GET", "/v2/custom/{id}", V2, s.v2GetCustom},
+		{"DELETE", "/v2/custom/{id}", V2, s.v2DeleteCustom},
+		{"PATCH", "/v2/custom/{id}", V2, s.v2PatchCustom},
+		{"POST", "/v1/persona", V1, s.v1CreatePersona},
+		{"POST", "/v1/style", V1, s.v1CreateStyle},
+		{"GET", "/v1/persona", V1, s.v1GetPersona},
+		{"GET", "/v1/style", V1, s.v1GetStyle},
 	}
 }
 

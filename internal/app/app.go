@@ -21,6 +21,7 @@ import (
 	"thumbforge/internal/limit"
 	"thumbforge/internal/policy"
 	"thumbforge/internal/titles"
+	"thumbforge/internal/training"
 )
 
 // App is a running thumbforge: main runs it and so do the end-to-end tests.
@@ -33,6 +34,7 @@ type App struct {
 	API     *api.Server
 	Metrics *api.Metrics
 	closers []func() error
+	work    background // training queue and trainer (jobs.go)
 
 	srv  *http.Server
 	addr string
@@ -117,15 +119,23 @@ func (a *App) build(ctx context.Context) error {
 	}
 
 	a.Metrics = api.NewMetrics()
+	queue, err := a.openQueue(ctx)
+	if err != nil {
+		return err
+	}
 	svc, err := core.NewService(core.ServiceConfig{
 		Store: st, Blobs: a.Blobs, Engine: eng, Swapper: faces.NewSwapper(detector), Titler: titler,
 		Policy: pol, Images: loader, Prices: cfg.Prices, Timeouts: cfg.Timeouts, Logger: a.log,
 		Now: cfg.Now, OnCharge: a.Metrics.Charged,
+		Jobs: queue, Training: &training.Reader{Loader: loader}, Faces: detector,
 	})
 	if err != nil {
 		return err
 	}
 	a.Service = svc
+	if err := a.newTrainer(svc, loader, eng, detector); err != nil {
+		return err
+	}
 	a.API, err = api.New(api.Config{
 		Service: svc, Limiter: limit.NewLocal(), Logger: a.log, Metrics: a.Metrics, Files: files,
 		Ready: a.ready, MaintenanceTTL: cfg.MaintenanceTTL,
@@ -154,6 +164,9 @@ func (a *App) Start(ln net.Listener) error {
 		if ln, err = net.Listen("tcp", a.cfg.Addr); err != nil {
 			return err
 		}
+	}
+	if err := a.startJobs(context.Background()); err != nil {
+		return err
 	}
 	a.addr = ln.Addr().String()
 	a.srv = &http.Server{
@@ -192,6 +205,7 @@ func (a *App) Shutdown(ctx context.Context) error {
 	if a.srv != nil {
 		err = a.srv.Shutdown(ctx)
 	}
+	err = errors.Join(err, a.stopJobs(ctx))
 	if a.stop != nil {
 		a.stop()
 	}

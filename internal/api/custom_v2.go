@@ -1,0 +1,176 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"thumbforge/internal/core"
+)
+
+// customV2 is the version 2 persona or style record.
+type customV2 struct {
+	ID                  string    `json:"id"`
+	Name                string    `json:"name"`
+	Mode                core.Mode `json:"mode"`
+	Status              string    `json:"status"`
+	Progress            int       `json:"progress"`
+	PortraitURL         *string   `json:"portrait_url"`
+	Reference           []string  `json:"reference"`
+	SpecialInstructions string    `json:"special_instructions"`
+	RequestID           string    `json:"request_id"`
+}
+
+type createdV2 struct {
+	ID        string `json:"id"`
+	RequestID string `json:"request_id"`
+}
+
+type messageV2 struct {
+	Message   string `json:"message"`
+	RequestID string `json:"request_id"`
+}
+
+// decodeCustomV2 validates a POST /v2/custom/style or /v2/custom/persona body.
+func decodeCustomV2(b *body, mode core.Mode) (core.CustomParams, error) {
+	p := core.CustomParams{Mode: mode}
+	if name, ok := b.required("name"); ok {
+		if msg := core.CheckCustomName(name, true); msg != "" {
+			b.problem("name", msg)
+		}
+		p.Name = name
+	}
+	urls, hasURLs := b.strs("image_urls")
+	datas, hasData := b.strs("image_base64s")
+	switch {
+	case hasURLs && hasData:
+		b.problem("image_urls", "send exactly one of image_urls and image_base64s")
+	case !hasURLs && !hasData:
+		if !b.has("image_urls") && !b.has("image_base64s") {
+			b.problem("image_urls", "one of image_urls and image_base64s is required")
+		}
+	case hasURLs:
+		p.Images = imageList(b, "image_urls", urls, func(s string) string { return checkImageURL(s, true) }, false)
+	default:
+		p.Images = imageList(b, "image_base64s", datas, checkDataURL, true)
+	}
+	return p, b.finish()
+}
+
+// imageList checks that exactly three images were sent, each well formed.
+func imageList(b *body, field string, items []string, check func(string) string, data bool) []core.ImageRef {
+	if len(items) != core.V2TrainingImages {
+		b.problem(field, fmt.Sprintf("must hold exactly %d images, got %d", core.V2TrainingImages, len(items)))
+	}
+	refs := make([]core.ImageRef, 0, len(items))
+	for i, s := range items {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		if msg := check(s); msg != "" {
+			b.problem(f, msg)
+		}
+		ref := core.ImageRef{Field: f, URL: s}
+		if data {
+			ref = core.ImageRef{Field: f, Data: s}
+		}
+		refs = append(refs, ref)
+	}
+	return refs
+}
+
+// v2CreateCustomPath serves POST /v2/custom/style and /v2/custom/persona. They share the
+// pattern of /v2/custom/{id}: ServeMux refuses a literal segment beside a wildcard one
+// when the two are registered with different methods.
+func (s *Server) v2CreateCustomPath(w http.ResponseWriter, r *http.Request) error {
+	switch mode := core.Mode(r.PathValue("id")); mode {
+	case core.ModeStyle, core.ModePersona:
+		return s.v2CreateCustom(w, r, mode)
+	}
+	w.Header().Set("Allow", "GET, DELETE, PATCH")
+	return core.E(core.CodeNotFound, "No route %s %s.", r.Method, r.URL.Path)
+}
+
+func (s *Server) v2CreateCustom(w http.ResponseWriter, r *http.Request, mode core.Mode) error {
+	b, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	p, err := decodeCustomV2(b, mode)
+	if err != nil {
+		return err
+	}
+	m, err := s.svc.CreateCustom(r.Context(), principal(r), p)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, createdV2{ID: m.ID.String(), RequestID: core.RequestID(r.Context())})
+	return nil
+}
+
+func (s *Server) v2GetCustom(w http.ResponseWriter, r *http.Request) error {
+	m, err := s.svc.GetCustom(r.Context(), principal(r), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return s.writeCustomV2(w, r, m)
+}
+
+func (s *Server) v2DeleteCustom(w http.ResponseWriter, r *http.Request) error {
+	m, err := s.svc.DeleteCustom(r.Context(), principal(r), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, messageV2{Message: fmt.Sprintf("The %s %q was deleted.", m.Mode, m.Name),
+		RequestID: core.RequestID(r.Context())})
+	return nil
+}
+
+func (s *Server) v2PatchCustom(w http.ResponseWriter, r *http.Request) error {
+	b, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	text, _ := b.required("special_instructions")
+	if err := b.finish(); err != nil {
+		return err
+	}
+	m, err := s.svc.SetSpecialInstructions(r.Context(), principal(r), r.PathValue("id"), text)
+	if err != nil {
+		return err
+	}
+	return s.writeCustomV2(w, r, m)
+}
+
+// writeCustomV2 renders a record; portrait and reference links are signed for the output
+// lifetime and exist only once training completed.
+func (s *Server) writeCustomV2(w http.ResponseWriter, r *http.Request, m *core.CustomModel) error {
+	out := customV2{ID: m.ID.String(), Name: m.Name, Mode: m.Mode, Status: string(m.Status), Progress: m.Progress,
+		SpecialInstructions: m.SpecialInstructions, RequestID: core.RequestID(r.Context())}
+	if m.Status == core.StatusCompleted {
+		expires := s.svc.Now().Add(core.OutputTTL)
+		u, err := s.signed(r.Context(), m.PortraitKey, expires)
+		if err != nil {
+			return err
+		}
+		out.PortraitURL = &u
+		out.Reference = []string{}
+		for _, k := range m.ReferenceKeys {
+			u, err := s.signed(r.Context(), k, expires)
+			if err != nil {
+				return err
+			}
+			out.Reference = append(out.Reference, u)
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// signed returns a link to a record's blob that works until expires.
+func (s *Server) signed(ctx context.Context, key string, expires time.Time) (string, error) {
+	u, err := s.svc.Blobs().URL(ctx, key, expires)
+	if err != nil {
+		return "", core.Wrap(core.CodeInternal, err, "Internal error.")
+	}
+	return u, nil
+}
