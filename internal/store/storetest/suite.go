@@ -67,6 +67,7 @@ func Run(t *testing.T, open Opener) {
 		{"Grant", testGrant},
 		{"ReserveChargeRelease", testReserveChargeRelease},
 		{"ReserveRace", testReserveRace},
+		{"TopUpRace", testTopUpRace},
 		{"SmartBalance", testSmartBalance},
 		{"SettleInvoice", testSettleInvoice},
 		{"ReleaseStale", testReleaseStale},
