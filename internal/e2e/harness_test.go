@@ -47,7 +47,7 @@ func (c *clock) Advance(d time.Duration) {
 
 // env is one running thumbforge and an account with a key.
 type env struct {
-	t       *testing.T
+	t       testing.TB
 	App     *app.App
 	URL     string
 	Key     string
@@ -63,7 +63,7 @@ type env struct {
 type option func(*app.Config)
 
 // start runs the app on 127.0.0.1:0 with a temp data dir and an account holding credits.
-func start(t *testing.T, credits int64, opts ...option) *env {
+func start(t testing.TB, credits int64, opts ...option) *env {
 	t.Helper()
 	e := &env{t: t, Clock: &clock{}, routes: map[string]http.HandlerFunc{}}
 	e.Images = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

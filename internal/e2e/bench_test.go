@@ -1,0 +1,61 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"testing"
+
+	"thumbforge/internal/core"
+)
+
+// benchEnv starts the app with plenty of credits and no practical in-flight cap.
+func benchEnv(b *testing.B) *env {
+	e := start(b, 1<<40)
+	e.App.Store.UpdateAccount(context.Background(), e.Account, func(a *core.Account) error { a.Concurrency = 10000; return nil })
+	return e
+}
+
+// benchPost sends body to path from parallel clients over real sockets.
+func benchPost(b *testing.B, e *env, path string, body any, want int) {
+	data, _ := json.Marshal(body)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			req, _ := http.NewRequest("POST", e.URL+path, bytes.NewReader(data))
+			req.Header.Set("X-Api-Key", e.Key)
+			resp, err := client.Do(req)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != want {
+				b.Errorf("status %d, want %d", resp.StatusCode, want)
+				return
+			}
+		}
+	})
+}
+
+// BenchmarkValidationError measures the request path up to validation: request id, auth
+// (a store read), in-flight slot, body decoding and the error body.
+func BenchmarkValidationError(b *testing.B) {
+	benchPost(b, benchEnv(b), "/v2/thumbnail/text", map[string]any{"model": "mdl_9", "format": "4:3"}, 400)
+}
+
+// BenchmarkTextThumbnail measures the whole paid path: auth, validation, reserve, render,
+// JPEG encode, blob write, output record, charge.
+func BenchmarkTextThumbnail(b *testing.B) {
+	benchPost(b, benchEnv(b), "/v2/thumbnail/text", map[string]any{"prompt": "Ten budget travel tips for Japan", "model": "mdl_3", "format": "16:9"}, 200)
+}
+
+// BenchmarkTitles measures v2 titles with the builtin generator.
+func BenchmarkTitles(b *testing.B) {
+	benchPost(b, benchEnv(b), "/v2/title/text", map[string]any{"prompt": "I tested 5 budget mechanical keyboards under $50 for a month"}, 200)
+}
