@@ -114,7 +114,7 @@ func compile(raw string) (term, bool) {
 		t.prefix = true
 		raw = strings.TrimRight(raw, "*")
 	}
-	t.words = words(raw, nil)
+	t.words = words(strings.ToLower(raw), nil)
 	if len(t.words) == 0 {
 		return term{}, false
 	}
@@ -130,7 +130,8 @@ func (p *Policy) Check(field, text string) error {
 	if p == nil || p.n == 0 {
 		return nil
 	}
-	ws := words(text, make([]string, 0, len(text)/5+1))
+	// Lower-casing once up front lets every word be a substring: no per-word allocation.
+	ws := words(strings.ToLower(text), make([]string, 0, len(text)/5+1))
 	for i, w := range ws {
 		if p.matchAt(ws, i, w) {
 			return &core.Error{Code: core.CodeContentPolicy, Message: publicMessage,
@@ -176,8 +177,8 @@ func (t term) matches(ws []string) bool {
 	return true
 }
 
-// words appends the lower-cased words of s to dst. A word is a run of Unicode letters,
-// digits and combining marks, so "class" is one word and never contains "ass".
+// words appends the words of s to dst. A word is a run of Unicode letters, digits and
+// combining marks, so "class" is one word and never contains "ass". Callers lower-case s.
 func words(s string, dst []string) []string {
 	start := -1
 	for i, r := range s {
@@ -188,12 +189,12 @@ func words(s string, dst []string) []string {
 			continue
 		}
 		if start >= 0 {
-			dst = append(dst, lower(s[start:i]))
+			dst = append(dst, s[start:i])
 			start = -1
 		}
 	}
 	if start >= 0 {
-		dst = append(dst, lower(s[start:]))
+		dst = append(dst, s[start:])
 	}
 	return dst
 }
@@ -204,16 +205,4 @@ func isWord(r rune) bool {
 		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
 	}
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
-}
-
-// lower folds case without allocating when the word is already lower-case ASCII, the
-// common case in prompts.
-func lower(w string) string {
-	for i := 0; i < len(w); i++ {
-		c := w[i]
-		if c >= utf8.RuneSelf || ('A' <= c && c <= 'Z') {
-			return strings.ToLower(w)
-		}
-	}
-	return w
 }
