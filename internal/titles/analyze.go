@@ -160,11 +160,12 @@ func keyPhrases(toks []token, skip []bool) []string {
 		}
 	}
 	type cand struct {
-		text  string
-		score float64
+		text    string
+		score   float64
+		n, seen int
 	}
 	var cands []cand
-	seen := map[string]bool{}
+	index := map[string]int{}
 	for _, run := range runs(toks, skip) {
 		for n := 1; n <= 4; n++ {
 			for i := 0; i+n <= len(run); i++ {
@@ -178,21 +179,32 @@ func keyPhrases(toks []token, skip []bool) []string {
 				for j, t := range g {
 					words[j] = t.text
 					sum += float64(freq[stem(t.lower)])
-					caps = caps || (isCapitalised(t.text) && !t.first) || brands[t.lower] != ""
+					caps = caps || (isCapitalised(t.text) && !t.first) || isBrand(t.lower)
 				}
 				text := strings.Join(words, " ")
 				key := strings.ToLower(text)
-				if len(text) > maxKeyLen || seen[key] {
+				if len(text) > maxKeyLen {
 					continue
 				}
-				seen[key] = true
+				if at, ok := index[key]; ok {
+					cands[at].seen++
+					continue
+				}
+				index[key] = len(cands)
 				score := sum / math.Pow(float64(n), 0.6)
 				score *= 1 + 0.5/float64(1+g[0].sentence)
 				if caps {
 					score *= 1.15
 				}
-				cands = append(cands, cand{text, score})
+				cands = append(cands, cand{text, score, n, 1})
 			}
+		}
+	}
+	for i, c := range cands {
+		// A phrase that recurs whole ("Neapolitan pizza" twice) is the prompt's own name for
+		// its subject: worth more than its most frequent word alone.
+		if c.n > 1 && c.seen > 1 {
+			cands[i].score *= 1 + 0.5*float64(min(c.seen, 4)-1)
 		}
 	}
 	// Stable: equal scores keep prompt order, so the result is deterministic.
@@ -278,9 +290,12 @@ func entities(toks []token) []string {
 		}
 		cur = nil
 	}
-	for _, t := range toks {
+	for i, t := range toks {
+		// A capitalised sentence opener counts when a name follows it ("Zoë Kravitz").
+		opensName := t.first && isCapitalised(t.text) && !t.breakAft && i+1 < len(toks) &&
+			!toks[i+1].first && isCapitalised(toks[i+1].text) && !stopwords[toks[i+1].lower]
 		name := !smallWords[t.lower] && !stopwords[t.lower] && !isNumber(t.lower) &&
-			((isCapitalised(t.text) && !t.first) || hasInnerUpper(t.text) || brands[t.lower] != "")
+			((isCapitalised(t.text) && (!t.first || opensName)) || hasInnerUpper(t.text) || isBrand(t.lower) || brands[t.lower] == t.text)
 		if !name {
 			flush()
 			continue
@@ -292,6 +307,13 @@ func entities(toks []token) []string {
 	}
 	flush()
 	return out
+}
+
+// isBrand reports whether a lower-case word is a brand whose spelling gives it away even
+// when written in lower case ("iphone", "gpu"); plain words like "rust" or "apple" are not.
+func isBrand(lower string) bool {
+	b, ok := brands[lower]
+	return ok && (hasInnerUpper(b) || isAllUpper(b))
 }
 
 // fallbackKey is the key phrase of a prompt without content words: its longest word.

@@ -178,10 +178,37 @@ func fromPrompt(a Analysis, facts *imageFacts, count int, rng *rand.Rand) core.T
 		r.WriteString(" and use " + strings.Join(extra, ", "))
 	}
 	r.WriteString(".")
+	if names := otherNames(a.Entities, key, extra); len(names) > 0 && len(extra) == 0 {
+		r.WriteString(" Names recognised: " + strings.Join(names, ", ") + ".")
+	}
 	if facts != nil {
 		r.WriteString(" The image adds mood words; it shows " + facts.describe() + ".")
 	}
 	return core.TitleResult{Titles: titles, Reasoning: r.String()}
+}
+
+// otherNames lists up to three entities not already in the key phrase or the used slots.
+func otherNames(entities []string, key string, used []string) []string {
+	var out []string
+	for _, e := range entities {
+		if len(out) == 3 {
+			break
+		}
+		if strings.Contains(strings.ToLower(key), strings.ToLower(e)) || containsFold(used, e) {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func containsFold(list []string, s string) bool {
+	for _, x := range list {
+		if strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
 }
 
 func article(w string) string {
