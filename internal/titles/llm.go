@@ -11,6 +11,7 @@ import (
 	"image/jpeg"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"golang.org/x/image/draw"
@@ -39,6 +40,18 @@ type LLM struct {
 }
 
 var _ core.Titler = (*LLM)(nil)
+
+// Validate checks the configuration: an http(s) base URL and a model name.
+func (l *LLM) Validate() error {
+	u, err := url.Parse(l.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("titles: LLM base URL %q must be an http or https URL", l.BaseURL)
+	}
+	if strings.TrimSpace(l.Model) == "" {
+		return errors.New("titles: LLM model name is required")
+	}
+	return nil
+}
 
 type chatMessage struct {
 	Role    string `json:"role"`

@@ -238,6 +238,25 @@ func TestLLMCompactsBeforeAsking(t *testing.T) {
 	}
 }
 
+func TestLLMValidate(t *testing.T) {
+	tests := []struct {
+		base, model string
+		ok          bool
+	}{
+		{"http://localhost:11434/v1", "llama3.2", true},
+		{"https://api.openai.com/v1", "gpt-4o-mini", true},
+		{"localhost:11434", "m", false},
+		{"ftp://host/v1", "m", false},
+		{"http://host/v1", " ", false},
+		{"", "m", false},
+	}
+	for _, tt := range tests {
+		if err := (&LLM{BaseURL: tt.base, Model: tt.model}).Validate(); (err == nil) != tt.ok {
+			t.Errorf("Validate(%q, %q) = %v, want ok %v", tt.base, tt.model, err, tt.ok)
+		}
+	}
+}
+
 func TestParseAnswer(t *testing.T) {
 	long := strings.Repeat("x", 101)
 	tests := []struct {
