@@ -20,6 +20,9 @@ const (
 	MaxTitleLen  = 100 // YouTube's title limit, in characters
 )
 
+// imageOnlyNote opens the reasoning of titles written without a prompt.
+const imageOnlyNote = "Titles are based on the image only:"
+
 // placeholderKey stands in for the key phrase of a prompt without words.
 const placeholderKey = "This Video"
 
@@ -217,7 +220,7 @@ func imageOnly(f imageFacts, count int, rng *rand.Rand) core.TitleResult {
 	}
 	titles := pick(order, s, count, "")
 	return core.TitleResult{Titles: titles,
-		Reasoning: "Titles are based on the image only: " + f.describe() + "."}
+		Reasoning: imageOnlyNote + " " + f.describe() + "."}
 }
 
 func shuffled(list []string, rng *rand.Rand) []string {

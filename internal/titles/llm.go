@@ -116,6 +116,9 @@ func (l *LLM) Titles(ctx context.Context, req core.TitleRequest) (core.TitleResu
 		res, perr := parseAnswer(content, count)
 		if perr == nil {
 			res.PromptCompacted = compacted
+			if prompt == "" && !strings.HasPrefix(res.Reasoning, imageOnlyNote) {
+				res.Reasoning = imageOnlyNote + " " + res.Reasoning
+			}
 			return res, nil
 		}
 		// Show the model its mistake once; a second bad answer goes to the fallback.

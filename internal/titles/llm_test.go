@@ -186,6 +186,9 @@ func TestLLMImagePart(t *testing.T) {
 	if err != nil || len(res.Titles) != 5 {
 		t.Fatalf("%v %+v", err, res)
 	}
+	if !strings.HasPrefix(res.Reasoning, imageOnlyNote) {
+		t.Errorf("reasoning %q does not say the titles come from the image only", res.Reasoning)
+	}
 	var req struct {
 		Messages []struct {
 			Role    string          `json:"role"`
