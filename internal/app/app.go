@@ -18,7 +18,6 @@ import (
 	"thumbforge/internal/faces"
 	"thumbforge/internal/inputs"
 	"thumbforge/internal/jpegscale"
-	"thumbforge/internal/limit"
 	"thumbforge/internal/policy"
 	"thumbforge/internal/titles"
 	"thumbforge/internal/training"
@@ -136,8 +135,12 @@ func (a *App) build(ctx context.Context) error {
 	if err := a.newTrainer(svc, loader, eng, detector); err != nil {
 		return err
 	}
+	lim, err := a.openLimiter(st) // limiter.go: cluster-wide on PostgreSQL
+	if err != nil {
+		return err
+	}
 	a.API, err = api.New(api.Config{
-		Service: svc, Limiter: limit.NewLocal(), Logger: a.log, Metrics: a.Metrics, Files: files,
+		Service: svc, Limiter: lim, Logger: a.log, Metrics: a.Metrics, Files: files,
 		Ready: a.ready, MaintenanceTTL: cfg.MaintenanceTTL,
 	})
 	return err

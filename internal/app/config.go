@@ -35,6 +35,8 @@ type Config struct {
 	Prices   core.Prices
 	// SweepInterval is how often expired outputs and stale credit holds are cleaned up.
 	SweepInterval time.Duration
+	// LimitLeaseTTL is how long a crashed replica's in-flight slots stay taken (PostgreSQL only); 0 means 60 s.
+	LimitLeaseTTL time.Duration
 	// MaintenanceTTL is how long the maintenance switch is cached per process.
 	MaintenanceTTL time.Duration
 	// ShutdownTimeout bounds the wait for in-flight requests at shutdown.
