@@ -75,17 +75,17 @@ type route struct {
 // apiRoutes lists every API route.
 func (s *Server) apiRoutes() []route {
 	return []route{
-		{"POST", "/v2/thumbnail/image", V2, s.v2ThumbnailImage},
-		{"POST", "/v2/thumbnail/text", V2, s.v2ThumbnailText},
-		{"POST", "/v2/thumbnail/faceswap", V2, s.v2FaceSwap},
-		{"POST", "/v2/thumbnail/edit", V2, s.v2Edit},
-		{"POST", "/v2/thumbnail/score", V2, s.v2Score},
-		{"POST", "/v2/title/text", V2, s.v2Title},
-		{"POST", "/v1/thumbnail", V1, s.v1Thumbnail},
-		{"POST", "/v1/recreate", V1, s.v1Recreate},
-		{"POST", "/v1/edit", V1, s.v1Edit},
-		{"POST", "/v1/title", V1, s.v1Title},
-		{"POST", "/v1/faceswap", V1, s.v1FaceSwap},
+		{"POST", "/v2/thumbnail/image", V2, serveJSON(decodeThumbnailImage, s.thumbnailV2)},
+		{"POST", "/v2/thumbnail/text", V2, serveJSON(decodeThumbnailText, s.thumbnailV2)},
+		{"POST", "/v2/thumbnail/faceswap", V2, serveJSON(decodeFaceSwap, s.faceSwapV2)},
+		{"POST", "/v2/thumbnail/edit", V2, serveJSON(decodeEdit, s.editV2)},
+		{"POST", "/v2/thumbnail/score", V2, serveJSON(decodeScore, s.scoreV2)},
+		{"POST", "/v2/title/text", V2, serveJSON(decodeTitle, s.titleV2)},
+		{"POST", "/v1/thumbnail", V1, serveJSON(decodeV1Thumbnail, s.thumbnailV1)},
+		{"POST", "/v1/recreate", V1, serveJSON(decodeV1Recreate, s.thumbnailV1)},
+		{"POST", "/v1/edit", V1, serveJSON(decodeV1Edit, s.editV1)},
+		{"POST", "/v1/title", V1, serveJSON(decodeV1Title, s.titleV1)},
+		{"POST", "/v1/faceswap", V1, serveJSON(decodeV1FaceSwap, s.faceSwapV1)},
 		{"POST", "/v2/custom/{id}", V2, s.v2CreateCustomPath}, // /v2/custom/style and /v2/custom/persona
 		{"GET", "/v2/custom/{id}", V2, s.v2GetCustom},
 		{"DELETE", "/v2/custom/{id}", V2, s.v2DeleteCustom},

@@ -21,6 +21,12 @@ func (b *body) lenient() {
 	}
 }
 
+// finishV1 ends a version 1 body: unknown properties are ignored.
+func (b *body) finishV1() error {
+	b.lenient()
+	return b.finish()
+}
+
 // v1Prompt reads a prompt of 1 to 3000 characters.
 func (b *body) v1Prompt(required bool) string {
 	var s string
@@ -52,11 +58,8 @@ func (b *body) v1Model(def string, allowed ...string) string {
 	return v1Models[m]
 }
 
-func (s *Server) v1Thumbnail(w http.ResponseWriter, r *http.Request) error {
-	b, err := readBody(r)
-	if err != nil {
-		return err
-	}
+// decodeV1Thumbnail validates a POST /v1/thumbnail body.
+func decodeV1Thumbnail(b *body) (core.ThumbnailParams, error) {
 	p := core.ThumbnailParams{Weight: core.WeightMedium, Format: core.Format16x9}
 	p.Prompt = b.v1Prompt(true)
 	if f, ok := b.str("format"); ok && b.oneOf("format", f, formatStr...) {
@@ -65,27 +68,12 @@ func (s *Server) v1Thumbnail(w http.ResponseWriter, r *http.Request) error {
 	p.Model = b.v1Model("mdl-3", "mdl-1", "mdl-2", "mdl-3")
 	p.PersonaID = b.optionalID("persona")
 	p.StyleID = b.optionalID("style")
-	b.lenient()
-	if err := b.finish(); err != nil {
-		return err
-	}
-	return s.v1ThumbnailRun(w, r, p)
+	return p, b.finishV1()
 }
 
-func (s *Server) v1ThumbnailRun(w http.ResponseWriter, r *http.Request, p core.ThumbnailParams) error {
-	url, err := s.svc.Thumbnail(r.Context(), principal(r), p)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, v1Output{Output: url})
-	return nil
-}
-
-func (s *Server) v1Recreate(w http.ResponseWriter, r *http.Request) error {
-	b, err := readBody(r)
-	if err != nil {
-		return err
-	}
+// decodeV1Recreate validates a POST /v1/recreate body. The output format follows the
+// source image's aspect (the service picks it once the image is loaded).
+func decodeV1Recreate(b *body) (core.ThumbnailParams, error) {
 	p := core.ThumbnailParams{Weight: core.WeightMedium}
 	p.Reference = b.imageRef("image_url", "", true, true, false)
 	p.Model = b.v1Model("", "mdl-2", "mdl-3")
@@ -95,83 +83,70 @@ func (s *Server) v1Recreate(w http.ResponseWriter, r *http.Request) error {
 	p.Prompt = b.v1Prompt(false)
 	p.PersonaID = b.optionalID("persona")
 	p.StyleID = b.optionalID("style")
-	b.lenient()
-	if err := b.finish(); err != nil {
-		return err
-	}
-	return s.v1ThumbnailRun(w, r, p)
+	return p, b.finishV1()
 }
 
-func (s *Server) v1Edit(w http.ResponseWriter, r *http.Request) error {
-	b, err := readBody(r)
-	if err != nil {
-		return err
-	}
+func (s *Server) thumbnailV1(r *http.Request, p core.ThumbnailParams) (any, error) {
+	url, err := s.svc.Thumbnail(r.Context(), principal(r), p)
+	return v1Output{Output: url}, err
+}
+
+// decodeV1Edit validates a POST /v1/edit body.
+func decodeV1Edit(b *body) (core.EditParams, error) {
 	var p core.EditParams
 	p.Instruction = b.v1Prompt(true)
 	p.Image = b.imageRef("image_url", "", true, true, false)
 	p.Mask = b.imageRef("mask_url", "", false, true, false)
-	b.lenient()
-	if err := b.finish(); err != nil {
-		return err
-	}
-	url, err := s.svc.Edit(r.Context(), principal(r), p)
-	if err != nil {
-		if e := core.AsError(err); e != nil && e.Code == core.CodeGenerationRejected {
-			return &v1Error{Status: 400, Code: "BAD_REQUEST", Message: e.Message, Details: "prompt: instruction not understood"}
-		}
-		return err
-	}
-	writeJSON(w, http.StatusOK, v1Output{Output: url})
-	return nil
+	return p, b.finishV1()
 }
 
-func (s *Server) v1Title(w http.ResponseWriter, r *http.Request) error {
-	b, err := readBody(r)
-	if err != nil {
-		return err
+func (s *Server) editV1(r *http.Request, p core.EditParams) (any, error) {
+	url, err := s.svc.Edit(r.Context(), principal(r), p)
+	if e := core.AsError(err); e != nil && e.Code == core.CodeGenerationRejected {
+		return nil, &v1Error{Status: 400, Code: "BAD_REQUEST", Message: e.Message, Details: "prompt: instruction not understood"}
 	}
+	return v1Output{Output: url}, err
+}
+
+// decodeV1Title validates a POST /v1/title body.
+func decodeV1Title(b *body) (core.TitleParams, error) {
 	p := core.TitleParams{Count: 1}
 	p.Prompt = b.v1Prompt(true)
 	if m, ok := b.required("model"); ok && m != "mdl-3" {
 		b.problem("model", "only mdl-3 is available for titles")
 	}
-	b.lenient()
-	if err := b.finish(); err != nil {
-		return err
-	}
-	res, err := s.svc.Titles(r.Context(), principal(r), p)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, v1Output{Output: res.Titles[0]})
-	return nil
+	return p, b.finishV1()
 }
 
-func (s *Server) v1FaceSwap(w http.ResponseWriter, r *http.Request) error {
-	b, err := readBody(r)
+func (s *Server) titleV1(r *http.Request, p core.TitleParams) (any, error) {
+	res, err := s.svc.Titles(r.Context(), principal(r), p)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	return v1Output{Output: res.Titles[0]}, nil
+}
+
+// decodeV1FaceSwap validates a POST /v1/faceswap body; a missing image is named by its
+// own version 1 code.
+func decodeV1FaceSwap(b *body) (core.FaceSwapParams, error) {
 	var p core.FaceSwapParams
 	p.Target = b.imageRef("image_url", "", false, true, false)
 	p.Face = b.imageRef("face_url", "", false, true, false)
-	b.lenient()
-	if err := b.finish(); err != nil {
-		return v1FaceError(err)
+	if err := b.finishV1(); err != nil {
+		return p, v1FaceError(err)
 	}
 	switch {
 	case p.Target.Empty():
-		return &v1Error{Status: 400, Code: "INVALID_ORIGINAL_IMAGE", Message: "The target image is missing.", Details: "image_url: is required"}
+		return p, &v1Error{Status: 400, Code: "INVALID_ORIGINAL_IMAGE", Message: "The target image is missing.", Details: "image_url: is required"}
 	case p.Face.Empty():
-		return &v1Error{Status: 400, Code: "INVALID_FACE_IMAGE", Message: "The face image is missing.", Details: "face_url: is required"}
+		return p, &v1Error{Status: 400, Code: "INVALID_FACE_IMAGE", Message: "The face image is missing.", Details: "face_url: is required"}
 	}
+	return p, nil
+}
+
+func (s *Server) faceSwapV1(r *http.Request, p core.FaceSwapParams) (any, error) {
 	url, err := s.svc.FaceSwap(r.Context(), principal(r), p)
-	if err != nil {
-		return v1FaceError(err)
-	}
-	writeJSON(w, http.StatusOK, v1Output{Output: url})
-	return nil
+	return v1Output{Output: url}, v1FaceError(err)
 }
 
 // v1FaceError names which face swap input is unusable, as version 1 does.

@@ -19,23 +19,6 @@ func decodeFaceSwap(b *body) (core.FaceSwapParams, error) {
 	return p, b.finish()
 }
 
-func (s *Server) v2FaceSwap(w http.ResponseWriter, r *http.Request) error {
-	b, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	p, err := decodeFaceSwap(b)
-	if err != nil {
-		return err
-	}
-	url, err := s.svc.FaceSwap(r.Context(), principal(r), p)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, outputResponse{Output: url, RequestID: core.RequestID(r.Context())})
-	return nil
-}
-
 // decodeEdit validates a POST /v2/thumbnail/edit body.
 func decodeEdit(b *body) (core.EditParams, error) {
 	var p core.EditParams
@@ -51,43 +34,9 @@ func decodeEdit(b *body) (core.EditParams, error) {
 	return p, b.finish()
 }
 
-func (s *Server) v2Edit(w http.ResponseWriter, r *http.Request) error {
-	b, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	p, err := decodeEdit(b)
-	if err != nil {
-		return err
-	}
-	url, err := s.svc.Edit(r.Context(), principal(r), p)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, outputResponse{Output: url, RequestID: core.RequestID(r.Context())})
-	return nil
-}
-
 type scoreResponse struct {
 	core.Score
 	RequestID string `json:"request_id"`
-}
-
-func (s *Server) v2Score(w http.ResponseWriter, r *http.Request) error {
-	b, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	ref := b.imageRef("image_url", "image_base64", true, true, true)
-	if err := b.finish(); err != nil {
-		return err
-	}
-	sc, err := s.svc.Score(r.Context(), principal(r), ref)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, scoreResponse{Score: sc, RequestID: core.RequestID(r.Context())})
-	return nil
 }
 
 // TitleCount is how many suggestions /v2/title/text returns.
@@ -119,20 +68,29 @@ type titlesResponse struct {
 	RequestID       string   `json:"request_id"`
 }
 
-func (s *Server) v2Title(w http.ResponseWriter, r *http.Request) error {
-	b, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	p, err := decodeTitle(b)
-	if err != nil {
-		return err
-	}
+func (s *Server) faceSwapV2(r *http.Request, p core.FaceSwapParams) (any, error) {
+	url, err := s.svc.FaceSwap(r.Context(), principal(r), p)
+	return outputResponse{Output: url, RequestID: core.RequestID(r.Context())}, err
+}
+
+func (s *Server) editV2(r *http.Request, p core.EditParams) (any, error) {
+	url, err := s.svc.Edit(r.Context(), principal(r), p)
+	return outputResponse{Output: url, RequestID: core.RequestID(r.Context())}, err
+}
+
+// decodeScore validates a POST /v2/thumbnail/score body.
+func decodeScore(b *body) (core.ImageRef, error) {
+	ref := b.imageRef("image_url", "image_base64", true, true, true)
+	return ref, b.finish()
+}
+
+func (s *Server) scoreV2(r *http.Request, ref core.ImageRef) (any, error) {
+	sc, err := s.svc.Score(r.Context(), principal(r), ref)
+	return scoreResponse{Score: sc, RequestID: core.RequestID(r.Context())}, err
+}
+
+func (s *Server) titleV2(r *http.Request, p core.TitleParams) (any, error) {
 	res, err := s.svc.Titles(r.Context(), principal(r), p)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, titlesResponse{Outputs: res.Titles, PromptCompacted: res.PromptCompacted,
-		Reasoning: res.Reasoning, RequestID: core.RequestID(r.Context())})
-	return nil
+	return titlesResponse{Outputs: res.Titles, PromptCompacted: res.PromptCompacted,
+		Reasoning: res.Reasoning, RequestID: core.RequestID(r.Context())}, err
 }

@@ -84,27 +84,29 @@ func decodeThumbnailText(b *body) (core.ThumbnailParams, error) {
 	return p, nil
 }
 
-func (s *Server) v2ThumbnailImage(w http.ResponseWriter, r *http.Request) error {
-	return s.v2Thumbnail(w, r, decodeThumbnailImage)
-}
-
-func (s *Server) v2ThumbnailText(w http.ResponseWriter, r *http.Request) error {
-	return s.v2Thumbnail(w, r, decodeThumbnailText)
-}
-
-func (s *Server) v2Thumbnail(w http.ResponseWriter, r *http.Request, decode func(*body) (core.ThumbnailParams, error)) error {
-	b, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	p, err := decode(b)
-	if err != nil {
-		return err
-	}
+// thumbnailV2 renders a validated v2 thumbnail request.
+func (s *Server) thumbnailV2(r *http.Request, p core.ThumbnailParams) (any, error) {
 	url, err := s.svc.Thumbnail(r.Context(), principal(r), p)
-	if err != nil {
-		return err
+	return outputResponse{Output: url, RequestID: core.RequestID(r.Context())}, err
+}
+
+// serveJSON is the shape of every JSON endpoint: read the body, validate it with decode
+// (every problem at once), run the operation, answer 200 with its result.
+func serveJSON[P any](decode func(*body) (P, error), run func(*http.Request, P) (any, error)) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		b, err := readBody(r)
+		if err != nil {
+			return err
+		}
+		p, err := decode(b)
+		if err != nil {
+			return err
+		}
+		res, err := run(r, p)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, res)
+		return nil
 	}
-	writeJSON(w, http.StatusOK, outputResponse{Output: url, RequestID: core.RequestID(r.Context())})
-	return nil
 }
