@@ -3,6 +3,7 @@ package engine
 import (
 	"image"
 	"image/color"
+	"math"
 )
 
 // gradient fills dst with a diagonal two-colour gradient, a soft glow of glowCol at glow
@@ -26,30 +27,60 @@ func gradient(dst *image.RGBA, top, bottom, glowCol color.RGBA, glow image.Point
 	}
 	cx, cy := float64(w)/2, float64(h)/2
 	vr := 1 / (cx*cx + cy*cy)
-	gr := 1 / (glowR * glowR)
 	tr, tg, tb := float64(top.R), float64(top.G), float64(top.B)
 	dr, dg, db := float64(bottom.R)-tr, float64(bottom.G)-tg, float64(bottom.B)-tb
-	lr, lg, lb := float64(glowCol.R), float64(glowCol.G), float64(glowCol.B)
+	lr, lg, lb := int64(glowCol.R), int64(glowCol.G), int64(glowCol.B)
+	// Integer maths per row: the gradient colour is linear along a row (one add per
+	// channel in 32.32 fixed point), the vignette is a per-row constant minus a
+	// per-column one (16-bit fixed point), and the glow's quartic falloff comes from a
+	// table indexed by the squared distance, only for the columns inside its radius.
+	// Colours mix within [0,255] and the vignette lies in [0.55,1], so nothing clamps.
+	colV := make([]int64, w)
+	for x := range colV {
+		vx := float64(x) - cx
+		colV[x] = int64(0.45 * vx * vx * vr * (1 << 16))
+	}
+	gr2 := glowR * glowR
+	const kn = 4096
+	var kTab [kn + 1]int64
+	for i := range kTab {
+		k := 1 - float64(i)/kn
+		kTab[i] = int64(k*k*0.75*256 + 0.5)
+	}
+	kScale := int64(float64(kn) / gr2 * (1 << 16))
+	stepT := ax / span
+	const one = 1 << 32
 	for y := range h {
-		row := dst.Pix[y*dst.Stride:]
+		row := dst.Pix[y*dst.Stride : y*dst.Stride+4*w]
 		fy := float64(y)
-		gy := fy - float64(glow.Y)
+		t0 := (fy*ay + off) / span
+		br, bg, bb := int64((tr+dr*t0+0.5)*one), int64((tg+dg*t0+0.5)*one), int64((tb+db*t0+0.5)*one)
+		sr, sg, sb := int64(dr*stepT*one), int64(dg*stepT*one), int64(db*stepT*one)
 		vy := fy - cy
+		vRow := int64((1 - 0.45*vy*vy*vr) * (1 << 16))
+		gy := y - glow.Y
+		gx0, gx1 := w, w
+		if rem := gr2 - float64(gy*gy); rem > 0 {
+			half := math.Sqrt(rem)
+			gx0 = min(max(int(float64(glow.X)-half), 0), w)
+			gx1 = min(max(int(float64(glow.X)+half)+1, gx0), w)
+		}
+		gy2 := int64(gy * gy)
 		for x := range w {
-			fx := float64(x)
-			t := (fx*ax + fy*ay + off) / span
-			r, g, b := tr+dr*t, tg+dg*t, tb+db*t
-			gx := fx - float64(glow.X)
-			if k := 1 - (gx*gx+gy*gy)*gr; k > 0 {
-				k = k * k * 0.75
-				r += (lr - r) * k
-				g += (lg - g) * k
-				b += (lb - b) * k
-			}
-			vx := fx - cx
-			v := 1 - 0.45*(vx*vx+vy*vy)*vr
 			p := row[4*x : 4*x+4 : 4*x+4]
-			p[0], p[1], p[2], p[3] = clamp8(r*v), clamp8(g*v), clamp8(b*v), 255
+			r, g, b := br>>32, bg>>32, bb>>32
+			br, bg, bb = br+sr, bg+sg, bb+sb
+			if x >= gx0 && x < gx1 {
+				gx := int64(x - glow.X)
+				if i := ((gx*gx + gy2) * kScale) >> 16; i < kn {
+					k := kTab[i]
+					r += (lr - r) * k >> 8
+					g += (lg - g) * k >> 8
+					b += (lb - b) * k >> 8
+				}
+			}
+			v := vRow - colV[x]
+			p[0], p[1], p[2], p[3] = uint8((r*v+1<<15)>>16), uint8((g*v+1<<15)>>16), uint8((b*v+1<<15)>>16), 255
 		}
 	}
 }

@@ -1,32 +1,142 @@
 package engine
 
 import (
+	"bytes"
 	"context"
+	"image"
+	"image/jpeg"
+	"runtime"
 	"testing"
 
 	"thumbforge/internal/core"
 )
 
-func BenchmarkThumbnailText16x9(b *testing.B) {
+// benchJobs renders job in a loop reporting CPU time and allocations; with encode it
+// also JPEG-encodes (stdlib, quality 88) as the HTTP service does.
+func benchJob(b *testing.B, job core.ThumbnailJob, encode bool) {
 	e := newEngine(b)
-	job := core.ThumbnailJob{Model: "mdl_3", Format: core.Format16x9, Prompt: "Surfing the biggest ocean waves in Hawaii", Seed: 1}
+	var buf bytes.Buffer
 	b.ReportAllocs()
+	start := cpuTime()
 	for b.Loop() {
+		img, err := e.Thumbnail(context.Background(), job)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if encode {
+			buf.Reset()
+			if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 88}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	reportCPU(b, start)
+}
+
+func BenchmarkThumbnailText16x9(b *testing.B) {
+	benchJob(b, core.ThumbnailJob{Model: "mdl_3", Format: core.Format16x9, Prompt: "Surfing the biggest ocean waves in Hawaii", Seed: 1}, false)
+}
+
+func BenchmarkThumbnailText16x9Encode(b *testing.B) {
+	benchJob(b, core.ThumbnailJob{Model: "mdl_3", Format: core.Format16x9, Prompt: "Surfing the biggest ocean waves in Hawaii", Seed: 1}, true)
+}
+
+// BenchmarkThumbnailTextThemes cycles through prompts of every theme (every motif) and
+// every format, so one lucky motif cannot hide a slow one.
+func BenchmarkThumbnailTextThemes(b *testing.B) {
+	e := newEngine(b)
+	prompts := []string{"Surfing the biggest ocean waves", "spicy fire noodle challenge", "passive income stocks",
+		"golang code review", "nasa mars rocket", "gaming boss battle", "pizza recipe", "forest hiking",
+		"gym workout abs", "guitar music beats", "travel japan summer", "haunted horror night",
+		"love fashion beauty", "math school lesson", "quilting with grandma"}
+	b.ReportAllocs()
+	start := cpuTime()
+	i := 0
+	for b.Loop() {
+		job := core.ThumbnailJob{Model: "mdl_3", Format: core.Formats[i%3], Prompt: prompts[i%len(prompts)], Seed: uint64(i)}
 		if _, err := e.Thumbnail(context.Background(), job); err != nil {
 			b.Fatal(err)
 		}
+		i++
 	}
+	reportCPU(b, start)
+}
+
+func BenchmarkThumbnailText45(b *testing.B) {
+	benchJob(b, core.ThumbnailJob{Model: "mdl_4_5", Format: core.Format16x9, Prompt: "Surfing the biggest ocean waves in Hawaii", Seed: 1}, false)
 }
 
 func BenchmarkThumbnailImage(b *testing.B) {
+	benchJob(b, core.ThumbnailJob{Model: "mdl_3", Format: core.Format16x9, Prompt: "Travel vlog Japan", Reference: scene(1280, 720, 0.4, 0.5, 0), Seed: 1}, false)
+}
+
+// BenchmarkThumbnailImageMdl2 is the image path of bench/vips.sh after decoding: a
+// 2000x1500 YCbCr 4:2:0 reference (what jpegscale gives for a 4000x3000 JPEG), mdl_2.
+func BenchmarkThumbnailImageMdl2(b *testing.B) {
+	benchJob(b, core.ThumbnailJob{Model: "mdl_2", Format: core.Format16x9, Reference: ycbcrScene(2000, 1500), Seed: 1}, true)
+}
+
+// BenchmarkJPEGEncode1280x720 is the stdlib encode every request pays for.
+func BenchmarkJPEGEncode1280x720(b *testing.B) {
 	e := newEngine(b)
-	job := core.ThumbnailJob{Model: "mdl_3", Format: core.Format16x9, Prompt: "Travel vlog Japan", Reference: scene(1280, 720, 0.4, 0.5, 0), Seed: 1}
+	img, err := e.Thumbnail(context.Background(), core.ThumbnailJob{Model: "mdl_3", Format: core.Format16x9, Prompt: "Surfing the biggest ocean waves in Hawaii", Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var buf bytes.Buffer
 	b.ReportAllocs()
+	start := cpuTime()
 	for b.Loop() {
-		if _, err := e.Thumbnail(context.Background(), job); err != nil {
+		buf.Reset()
+		if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 88}); err != nil {
 			b.Fatal(err)
 		}
 	}
+	reportCPU(b, start)
+}
+
+// BenchmarkPeakHeap reports the heap in use after a text and an image render, with the
+// garbage of earlier ones collected: the memory one render holds at its end.
+func BenchmarkPeakHeap(b *testing.B) {
+	e := newEngine(b)
+	ref := ycbcrScene(2000, 1500)
+	jobs := []core.ThumbnailJob{
+		{Model: "mdl_3", Format: core.Format16x9, Prompt: "Surfing the biggest ocean waves in Hawaii", Seed: 1},
+		{Model: "mdl_2", Format: core.Format16x9, Reference: ref, Seed: 1},
+	}
+	var peak uint64
+	var ms runtime.MemStats
+	for b.Loop() {
+		for _, j := range jobs {
+			runtime.GC()
+			runtime.ReadMemStats(&ms)
+			base := ms.HeapInuse
+			img, err := e.Thumbnail(context.Background(), j)
+			if err != nil {
+				b.Fatal(err)
+			}
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.HeapInuse-min(base, ms.HeapInuse))
+			_ = img
+		}
+	}
+	b.ReportMetric(float64(peak)/(1<<20), "heap-MiB")
+}
+
+func ycbcrScene(w, h int) *image.YCbCr {
+	src := scene(w, h, 0.4, 0.5, 0)
+	dst := image.NewYCbCr(src.Rect, image.YCbCrSubsampleRatio420)
+	for y := range h {
+		for x := range w {
+			o := src.PixOffset(x, y)
+			yy, cb, cr := rgbToYCbCr(src.Pix[o], src.Pix[o+1], src.Pix[o+2])
+			dst.Y[dst.YOffset(x, y)] = yy
+			if x%2 == 0 && y%2 == 0 {
+				dst.Cb[dst.COffset(x, y)], dst.Cr[dst.COffset(x, y)] = cb, cr
+			}
+		}
+	}
+	return dst
 }
 
 func BenchmarkEdit(b *testing.B) {

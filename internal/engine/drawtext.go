@@ -14,17 +14,19 @@ const (
 
 const minContrast = 4.8 // WCAG asks 4.5; the margin absorbs antialiasing and JPEG
 
-// drawHeadline renders the laid-out headline onto dst and returns the text mask (canvas
-// sized): the pixels that are text, which tests use to measure contrast.
+// drawHeadline renders the laid-out headline onto dst and returns the text mask (it
+// covers the headline's surroundings, not the whole canvas): the pixels that are text,
+// which tests use to measure contrast.
 func (e *Engine) drawHeadline(dst *image.RGBA, l textLayout, st textStyle, accent color.RGBA) *image.Alpha {
-	mask := image.NewAlpha(dst.Rect)
-	for _, ln := range l.lines {
-		e.fonts.drawText(mask, l.fallback, l.size, ln.text, ln.x, ln.base)
-	}
 	white := rgb(255, 255, 255)
 	hi := brighten(accent, 0.6)
 	stroke := max(2, l.size/22)
 	region := l.ink.Inset(-(stroke + l.size/6)).Intersect(dst.Rect)
+	outlineArea := l.ink.Inset(-stroke * 2).Intersect(dst.Rect)
+	mask := image.NewAlpha(region.Union(outlineArea))
+	for _, ln := range l.lines {
+		e.fonts.drawText(mask, l.fallback, l.size, ln.text, ln.x, ln.base)
+	}
 	lmin := relLuminance(white.R, white.G, white.B)
 	for _, ln := range l.lines {
 		if ln.highlight {
@@ -32,10 +34,9 @@ func (e *Engine) drawHeadline(dst *image.RGBA, l textLayout, st textStyle, accen
 		}
 	}
 	scrim(dst, region, (lmin+0.05)/minContrast-0.05, l.size/3)
-	outline := dilate(mask, l.ink.Inset(-stroke*2).Intersect(dst.Rect), stroke)
+	outline := dilate(mask, outlineArea, stroke)
 	shadow := image.Pt(stroke, stroke+stroke/2)
-	compositeOffset(dst, outline, region, rgb(0, 0, 0), 0.55, shadow)
-	compositeOffset(dst, outline, region, rgb(0, 0, 0), 1, image.Point{})
+	darken(dst, outline, region, shadow)
 	for _, ln := range l.lines {
 		c := white
 		if ln.highlight {
@@ -44,6 +45,41 @@ func (e *Engine) drawHeadline(dst *image.RGBA, l textLayout, st textStyle, accen
 		composite(dst, mask, ln.ink.Inset(-2), c)
 	}
 	return mask
+}
+
+// darken paints the outline black at full strength and its copy shifted by shadow at
+// 55 %, in one pass over r (the shadow first, as if drawn underneath).
+func darken(dst *image.RGBA, outline *image.Alpha, r image.Rectangle, shadow image.Point) {
+	r = r.Intersect(dst.Rect).Intersect(outline.Rect.Union(outline.Rect.Add(shadow)))
+	ob := outline.Rect
+	row := func(y int) []uint8 { // the outline's row y as a slice indexed by x-ob.Min.X
+		if y < ob.Min.Y || y >= ob.Max.Y {
+			return nil
+		}
+		return outline.Pix[(y-ob.Min.Y)*outline.Stride : (y-ob.Min.Y)*outline.Stride+ob.Dx()]
+	}
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		drow := dst.Pix[dst.PixOffset(r.Min.X, y):]
+		orow, srow := row(y), row(y-shadow.Y)
+		for x := r.Min.X; x < r.Max.X; x++ {
+			var o, s int32
+			if i := x - ob.Min.X; i >= 0 && i < len(orow) {
+				o = int32(orow[i])
+			}
+			if i := x - shadow.X - ob.Min.X; i >= 0 && i < len(srow) {
+				s = int32(srow[i])
+			}
+			if o == 0 && s == 0 {
+				continue
+			}
+			// keep = 256 * (1 - 0.55*s) * (1 - o), both masks scaled to 0..255.
+			keep := (256 - (141*s+127)/255) * (255 - o) / 255
+			p := drow[4*(x-r.Min.X) : 4*(x-r.Min.X)+3 : 4*(x-r.Min.X)+3]
+			p[0] = uint8((int32(p[0])*keep + 128) >> 8)
+			p[1] = uint8((int32(p[1])*keep + 128) >> 8)
+			p[2] = uint8((int32(p[2])*keep + 128) >> 8)
+		}
+	}
 }
 
 // brighten mixes c toward white until its relative luminance reaches at least minL, so a
@@ -60,54 +96,80 @@ func brighten(c color.RGBA, minL float64) color.RGBA {
 
 // composite paints colour c through mask within r.
 func composite(dst *image.RGBA, mask *image.Alpha, r image.Rectangle, c color.RGBA) {
-	compositeOffset(dst, mask, r, c, 1, image.Point{})
-}
-
-// compositeOffset paints c through mask shifted by off, with overall alpha a.
-func compositeOffset(dst *image.RGBA, mask *image.Alpha, r image.Rectangle, c color.RGBA, a float64, off image.Point) {
-	r = r.Intersect(dst.Rect).Intersect(mask.Rect.Add(off))
+	r = r.Intersect(dst.Rect).Intersect(mask.Rect)
 	for y := r.Min.Y; y < r.Max.Y; y++ {
-		mrow := mask.Pix[mask.PixOffset(r.Min.X-off.X, y-off.Y):]
+		mrow := mask.Pix[mask.PixOffset(r.Min.X, y) : mask.PixOffset(r.Min.X, y)+r.Dx()]
 		drow := dst.Pix[dst.PixOffset(r.Min.X, y):]
-		for x := 0; x < r.Dx(); x++ {
-			if m := mrow[x]; m != 0 {
-				blendPix(drow[4*x:], c, a*float64(m)/255)
+		for x, m := range mrow {
+			if m != 0 {
+				blend256(drow[4*x:], c, (int32(m)*256+127)/255)
 			}
 		}
 	}
 }
 
-// dilate returns mask grown by radius r within area (a square structuring element), built
-// from shifted maxima so the cost does not grow with r.
+// dilate returns mask grown by radius r within area (a square structuring element),
+// as an alpha image covering area; pixels outside mask count as empty. Each axis is a
+// running maximum over a 2r+1 window (van Herk / Gil-Werman): three comparisons per
+// pixel whatever r is.
 func dilate(mask *image.Alpha, area image.Rectangle, r int) *image.Alpha {
-	out := image.NewAlpha(mask.Rect)
+	out := image.NewAlpha(area)
 	w, h := area.Dx(), area.Dy()
-	buf := make([]uint8, w*h)
-	tmp := make([]uint8, max(w, h))
+	if w <= 0 || h <= 0 {
+		return out
+	}
+	src := mask.Rect.Intersect(area)
+	for y := src.Min.Y; y < src.Max.Y; y++ {
+		copy(out.Pix[out.PixOffset(src.Min.X, y):out.PixOffset(src.Max.X, y)], mask.Pix[mask.PixOffset(src.Min.X, y):])
+	}
+	n := max(w, h)
+	in, left, right := make([]uint8, n), make([]uint8, n+2*r), make([]uint8, n+2*r)
 	for y := range h {
-		copy(buf[y*w:(y+1)*w], mask.Pix[mask.PixOffset(area.Min.X, area.Min.Y+y):])
+		row := out.Pix[y*out.Stride : y*out.Stride+w]
+		copy(in, row)
+		runMax(row, in[:w], left, right, r)
 	}
-	line := func(get func(i int) *uint8, n int) {
-		for i := range n {
-			tmp[i] = *get(i)
-		}
-		for i := range n {
-			m := uint8(0)
-			for j := max(0, i-r); j <= min(n-1, i+r); j += max(1, r/2) {
-				m = max(m, tmp[j])
-			}
-			m = max(m, tmp[min(n-1, i+r)], tmp[max(0, i-r)])
-			*get(i) = m
-		}
-	}
-	for y := range h {
-		line(func(i int) *uint8 { return &buf[y*w+i] }, w)
-	}
+	col := make([]uint8, h)
 	for x := range w {
-		line(func(i int) *uint8 { return &buf[i*w+x] }, h)
-	}
-	for y := range h {
-		copy(out.Pix[out.PixOffset(area.Min.X, area.Min.Y+y):], buf[y*w:(y+1)*w])
+		for y := range h {
+			in[y] = out.Pix[y*out.Stride+x]
+		}
+		runMax(col, in[:h], left, right, r)
+		for y := range h {
+			out.Pix[y*out.Stride+x] = col[y]
+		}
 	}
 	return out
+}
+
+// runMax writes dst[i] = max(src[i-r..i+r]) (clipped to src) using blocks of 2r+1:
+// prefix maxima from each block's start (left) and suffix maxima from its end (right).
+func runMax(dst, src, left, right []uint8, r int) {
+	n, k := len(src), 2*r+1
+	m := n + 2*r // src padded with r zeros on both sides
+	left, right = left[:m], right[:m]
+	at := func(i int) uint8 {
+		if i < r || i >= r+n {
+			return 0
+		}
+		return src[i-r]
+	}
+	for i := range m {
+		v := at(i)
+		if i%k != 0 && left[i-1] > v {
+			v = left[i-1]
+		}
+		left[i] = v
+	}
+	for i := m - 1; i >= 0; i-- {
+		v := at(i)
+		if (i+1)%k != 0 && i+1 < m && right[i+1] > v {
+			v = right[i+1]
+		}
+		right[i] = v
+	}
+	for i := range n {
+		// The window [i, i+2r] of the padded array spans at most two blocks.
+		dst[i] = max(right[i], left[i+2*r])
+	}
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"image"
+	"image/color"
 	"math"
 	"testing"
 
@@ -73,3 +74,5 @@ func correlation(a, b *image.RGBA) float64 {
 func cropTo(img *image.RGBA, r image.Rectangle, w, h int) *image.RGBA {
 	return resizeRect(img, r, w, h)
 }
+
+func rgbToYCbCr(r, g, b uint8) (uint8, uint8, uint8) { return color.RGBToYCbCr(r, g, b) }

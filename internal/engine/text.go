@@ -86,10 +86,48 @@ func (fs *fontSet) measure(fallback bool, size int, s string) (b fixed.Rectangle
 	return b, adv
 }
 
-// drawText renders s into mask with the dot at (x, baseline).
+// drawText renders s into mask with the dot at (x, baseline). Glyph masks are merged
+// straight into mask's pixels ("over" for an opaque source), clipped to its bounds:
+// font.Drawer would go through image/draw's generic per-pixel path for an Alpha target.
 func (fs *fontSet) drawText(mask *image.Alpha, fallback bool, size int, s string, x, baseline int) {
 	fs.withFace(fallback, size, func(f font.Face) {
-		d := font.Drawer{Dst: mask, Src: image.Opaque, Face: f, Dot: fixed.P(x, baseline)}
-		d.DrawString(s)
+		dot := fixed.P(x, baseline)
+		prev := rune(-1)
+		for _, c := range s {
+			if prev >= 0 {
+				dot.X += f.Kern(prev, c)
+			}
+			dr, gm, mp, adv, ok := f.Glyph(dot, c)
+			if !ok {
+				prev = c
+				continue
+			}
+			if ga, isAlpha := gm.(*image.Alpha); isAlpha {
+				mergeOver(mask, dr, ga, mp)
+			} else {
+				d := font.Drawer{Dst: mask, Src: image.Opaque, Face: f, Dot: dot}
+				d.DrawString(string(c))
+			}
+			dot.X += adv
+			prev = c
+		}
 	})
+}
+
+// mergeOver draws glyph mask g (its point mp at dr.Min) into dst: an opaque source
+// "over" the existing coverage.
+func mergeOver(dst *image.Alpha, dr image.Rectangle, g *image.Alpha, mp image.Point) {
+	c := dr.Intersect(dst.Rect)
+	for y := c.Min.Y; y < c.Max.Y; y++ {
+		gy := mp.Y + y - dr.Min.Y
+		gi := g.PixOffset(mp.X+c.Min.X-dr.Min.X, gy)
+		grow := g.Pix[gi : gi+c.Dx()]
+		drow := dst.Pix[dst.PixOffset(c.Min.X, y):]
+		for i, m := range grow {
+			if m != 0 {
+				d := uint32(drow[i])
+				drow[i] = uint8(uint32(m) + (d*(255-uint32(m))+127)/255)
+			}
+		}
+	}
 }
