@@ -108,7 +108,7 @@ func (e *Engine) addText(img *image.RGBA, text string) {
 	}
 	w, h := img.Rect.Dx(), img.Rect.Dy()
 	box := image.Rect(w*6/100, h*62/100, w*94/100, h*93/100)
-	tl, ok := e.fonts.layoutHeadline(ws, box, 0, h/5)
+	tl, ok := e.fonts.layoutHeadline(ws, box, 0, h/5, minFontSize)
 	if !ok {
 		return
 	}

@@ -59,6 +59,7 @@ type plan struct {
 	theme    theme
 	ref      *image.RGBA // cover-cropped reference, nil for text jobs
 	tier     int         // 2, 3, 4 or 5 for mdl_2, mdl_3, mdl_4, mdl_4_5
+	scale    int         // 1, or candScale while rendering reduced-size candidates
 }
 
 // renderInfo records where things were drawn, for tests and the scorer's callers.
@@ -190,7 +191,7 @@ func (e *Engine) render(ctx context.Context, p *plan, variant int, st textStyle)
 			if len(p.headline) == 0 {
 				return
 			}
-			tl, ok := e.fonts.layoutHeadline(p.headline, lay.text, lay.align, lay.maxSize)
+			tl, ok := e.fonts.layoutHeadline(p.headline, lay.text, lay.align, lay.maxSize, minFontSize/max(1, p.scale))
 			if !ok {
 				return
 			}
@@ -218,20 +219,26 @@ func (p *plan) weight() core.Weight {
 
 func hasPersona(p *plan) bool { return p.job.Persona != nil && len(p.job.Persona.Faces) > 0 }
 
-// bestOf renders the configured number of layout candidates, then scores them under the
-// job's scoring deadline and keeps the best.
+// candScale is how much smaller mdl_4_5 renders its candidates: the scorer judges a
+// copy at most 256 px wide anyway, so a quarter-size render (1/16 of the pixels) scores
+// nearly the same and only the winner is rendered at full size.
+const candScale = 4
+
+// bestOf renders the configured number of layout candidates at reduced size, scores
+// them under the job's scoring deadline, and renders the best at full size.
 func (e *Engine) bestOf(ctx context.Context, p *plan) (*image.RGBA, *renderInfo, error) {
-	type cand struct {
-		img  *image.RGBA
-		info *renderInfo
+	small := *p
+	small.w, small.h, small.scale = max(1, p.w/candScale), max(1, p.h/candScale), candScale
+	if p.ref != nil {
+		small.ref = resize(p.ref, small.w, small.h)
 	}
-	var cands []cand
+	var cands []*image.RGBA
 	for i := range e.cfg.Candidates {
-		img, info, err := e.render(ctx, p, int(p.seed%2)+i, styleStroke)
+		img, _, err := e.render(ctx, &small, int(p.seed%2)+i, styleStroke)
 		if err != nil {
 			return nil, nil, err
 		}
-		cands = append(cands, cand{img, info})
+		cands = append(cands, img)
 	}
 	sctx := ctx
 	if p.job.ScoringTimeout > 0 {
@@ -241,7 +248,7 @@ func (e *Engine) bestOf(ctx context.Context, p *plan) (*image.RGBA, *renderInfo,
 	}
 	best, bestScore := 0, -1.0
 	for i, c := range cands {
-		s, err := e.score(sctx, c.img)
+		s, err := e.score(sctx, c)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, nil, ctx.Err()
@@ -252,5 +259,5 @@ func (e *Engine) bestOf(ctx context.Context, p *plan) (*image.RGBA, *renderInfo,
 			best, bestScore = i, s.total
 		}
 	}
-	return cands[best].img, cands[best].info, nil
+	return e.render(ctx, p, int(p.seed%2)+best, styleStroke)
 }

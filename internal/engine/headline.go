@@ -25,11 +25,15 @@ type textLayout struct {
 
 const refSize = 100
 
-// layoutHeadline wraps words into lines and picks the largest font size (at most maxSize)
+// minFontSize is the smallest headline size tried at full resolution.
+const minFontSize = 12
+
+// layoutHeadline wraps words into lines and picks the largest font size (at most maxSize,
+// at least minSize)
 // whose ink fits inside box; align is -1 left, 0 centre, 1 right. Every split of the
 // words into consecutive lines is tried (at most 16 for 5 words) because the best
 // wrapping for a tall box differs from a wide one.
-func (fs *fontSet) layoutHeadline(words []string, box image.Rectangle, align, maxSize int) (textLayout, bool) {
+func (fs *fontSet) layoutHeadline(words []string, box image.Rectangle, align, maxSize, minSize int) (textLayout, bool) {
 	if len(words) == 0 || box.Empty() {
 		return textLayout{}, false
 	}
@@ -78,7 +82,7 @@ func (fs *fontSet) layoutHeadline(words []string, box image.Rectangle, align, ma
 	lineTexts = append(lineTexts, strings.Join(cur, " "))
 
 	size := min(int(bestSize)&^1, maxSize)
-	for ; size >= 12; size -= 2 + size/20 {
+	for ; size >= max(minSize, 1); size -= 2 + size/20 {
 		l := fs.place(lineTexts, fb, size, box, align)
 		if l.ink.In(box) {
 			return l, true
