@@ -142,34 +142,28 @@ func dilate(mask *image.Alpha, area image.Rectangle, r int) *image.Alpha {
 	return out
 }
 
-// runMax writes dst[i] = max(src[i-r..i+r]) (clipped to src) using blocks of 2r+1:
-// prefix maxima from each block's start (left) and suffix maxima from its end (right).
+// runMax writes dst[i] = max(src[i-r..i+r]) (clipped to src) using blocks of 2r+1 on
+// src padded with r zeros each side: prefix maxima from each block's start (left) and
+// suffix maxima from its end (right); any window spans at most two blocks.
 func runMax(dst, src, left, right []uint8, r int) {
 	n, k := len(src), 2*r+1
-	m := n + 2*r // src padded with r zeros on both sides
-	left, right = left[:m], right[:m]
-	at := func(i int) uint8 {
-		if i < r || i >= r+n {
-			return 0
+	m := n + 2*r
+	pad := left[:m] // build the padded input in left, then turn it into prefix maxima
+	clear(pad[:r])
+	copy(pad[r:], src)
+	clear(pad[r+n:])
+	right = right[:m]
+	copy(right, pad)
+	for b := 0; b < m; b += k {
+		e := min(b+k, m)
+		for i := b + 1; i < e; i++ {
+			pad[i] = max(pad[i], pad[i-1])
 		}
-		return src[i-r]
-	}
-	for i := range m {
-		v := at(i)
-		if i%k != 0 && left[i-1] > v {
-			v = left[i-1]
+		for i := e - 2; i >= b; i-- {
+			right[i] = max(right[i], right[i+1])
 		}
-		left[i] = v
-	}
-	for i := m - 1; i >= 0; i-- {
-		v := at(i)
-		if (i+1)%k != 0 && i+1 < m && right[i+1] > v {
-			v = right[i+1]
-		}
-		right[i] = v
 	}
 	for i := range n {
-		// The window [i, i+2r] of the padded array spans at most two blocks.
-		dst[i] = max(right[i], left[i+2*r])
+		dst[i] = max(right[i], pad[i+2*r])
 	}
 }
