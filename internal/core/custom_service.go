@@ -152,6 +152,9 @@ func (s *Service) CreateCustom(ctx context.Context, p Principal, in CustomParams
 	if err != nil {
 		s.release(ctx, res.ID)
 		s.deleteKeys(ctx, sourceKeys(src))
+		if errors.Is(ctx.Err(), context.Canceled) {
+			return nil, Wrap(CodeCancelled, err, "The request was cancelled by the client.")
+		}
 		return nil, err
 	}
 	if err := s.cfg.Jobs.EnqueueTraining(ctx, m.ID); err != nil {

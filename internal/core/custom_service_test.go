@@ -56,3 +56,24 @@ func TestIsReservedName(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCheckCustomName checks the name rules' invariants on arbitrary input.
+func FuzzCheckCustomName(f *testing.F) {
+	for _, seed := range []string{"", "a", "My Style", "x\x00y", "日本語の名前", strings.Repeat("z", 30), "a-b_c d", "\u200b"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		loose, strict := CheckCustomName(name, false), CheckCustomName(name, true)
+		if strict == "" && loose != "" {
+			t.Fatalf("%q passes the strict rules but not the loose ones", name)
+		}
+		if loose == "" {
+			if n := len([]rune(name)); n < 1 || n > MaxNameLen || strings.TrimSpace(name) == "" {
+				t.Fatalf("%q accepted with %d runes", name, n)
+			}
+		}
+		if strict == "" && strings.ContainsAny(name, ";/\\.'\"<>") {
+			t.Fatalf("%q accepted by the strict rules", name)
+		}
+	})
+}
