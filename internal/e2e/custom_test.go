@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"encoding/base64"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -465,5 +466,29 @@ func TestDeleteWhileProcessing(t *testing.T) {
 	e.poll("/v2/custom/"+id, e.Key, func(r response) bool { return r.str("status") == "completed" })
 	if r := e.do("DELETE", "/v2/custom/"+id, e.Key, nil); r.Status != 200 {
 		t.Fatalf("delete after training: %d %s", r.Status, r.Raw)
+	}
+}
+
+// TestV1TwentyImagePersona reports how long a 20-image persona takes over HTTP: creation
+// (download and check the zip) and training until Ready. Only the result is asserted.
+func TestV1TwentyImagePersona(t *testing.T) {
+	e := start(t, 100)
+	face := photoBytes(t, "astronaut.jpg")
+	var files []any
+	for i := range 20 {
+		files = append(files, fmt.Sprintf("face-%02d.jpg", i), face)
+	}
+	url := e.serveBytes("/twenty.zip", zipOf(t, files...))
+	begin := time.Now()
+	r := e.post("/v1/persona", map[string]any{"name": "Twenty", "training_data": url})
+	if r.Status != 200 {
+		t.Fatalf("create: %d %s", r.Status, r.Raw)
+	}
+	created := time.Since(begin)
+	e.poll("/v1/persona?id="+r.str("id"), e.Key, func(r response) bool { return r.str("status") == "Ready" })
+	t.Logf("20-image persona: created in %v, Ready after %v", created, time.Since(begin))
+	v2 := e.do("GET", "/v2/custom/"+r.str("id"), e.Key, nil)
+	if refs, _ := v2.Body["reference"].([]any); len(refs) != 20 {
+		t.Fatalf("references %d, want 20", len(refs))
 	}
 }
