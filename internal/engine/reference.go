@@ -23,22 +23,24 @@ func weightMix(w core.Weight) (keep float64, levels int) {
 // (in place), posterizing the reference first at lower weights.
 func blendReference(dst, ref *image.RGBA, w core.Weight) {
 	keep, levels := weightMix(w)
-	var lut [256]float64
+	// Integer maths (8 fractional bits): this pass touches every output pixel.
+	var lut [256]int32
 	for i := range lut {
 		v := float64(i)
 		if levels > 0 {
 			step := 255 / float64(levels-1)
 			v = float64(int(v/step+0.5)) * step
 		}
-		lut[i] = v * keep
+		lut[i] = int32(v*keep*256 + 0.5)
 	}
-	k := 1 - keep
-	for i := 0; i+3 < len(dst.Pix); i += 4 {
+	k := int32((1-keep)*256 + 0.5)
+	n := min(len(dst.Pix), len(ref.Pix))
+	for i := 0; i+3 < n; i += 4 {
 		d := dst.Pix[i : i+4 : i+4]
 		r := ref.Pix[i : i+4 : i+4]
-		d[0] = clamp8(lut[r[0]] + float64(d[0])*k)
-		d[1] = clamp8(lut[r[1]] + float64(d[1])*k)
-		d[2] = clamp8(lut[r[2]] + float64(d[2])*k)
+		d[0] = uint8(min((lut[r[0]]+int32(d[0])*k+128)>>8, 255))
+		d[1] = uint8(min((lut[r[1]]+int32(d[1])*k+128)>>8, 255))
+		d[2] = uint8(min((lut[r[2]]+int32(d[2])*k+128)>>8, 255))
 		d[3] = 255
 	}
 }
