@@ -48,7 +48,8 @@ type Credits interface {
 	Charge(ctx context.Context, id uuid.UUID) error
 	// Release gives a held reservation back. Releasing a finished one does nothing.
 	Release(ctx context.Context, id uuid.UUID) error
-	// ReleaseStale releases holds created before cutoff (work lost to a crash).
+	// ReleaseStale releases request holds created before cutoff (work lost to a crash);
+	// training holds are ended by their job, never by the sweep.
 	ReleaseStale(ctx context.Context, cutoff time.Time) (int, error)
 	Ledger(ctx context.Context, account uuid.UUID, limit int) ([]LedgerEntry, error)
 	Invoices(ctx context.Context, account uuid.UUID) ([]Invoice, error)

@@ -181,11 +181,12 @@ func (s *Store) release(ctx context.Context, id uuid.UUID) (bool, error) {
 	return released && err == nil, err
 }
 
-// ReleaseStale releases holds created before cutoff, each in its own transaction so a
-// long sweep never holds many locks at once.
+// ReleaseStale releases request holds created before cutoff, each in its own transaction
+// so a long sweep never holds many locks at once. Training holds are left alone: they live
+// as long as their job, which ends them itself.
 func (s *Store) ReleaseStale(ctx context.Context, cutoff time.Time) (int, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id FROM reservations WHERE state = $1 AND created_at < $2 ORDER BY created_at`,
-		core.ReservationHeld, s.t(cutoff))
+	rows, err := s.db.QueryContext(ctx, `SELECT id FROM reservations WHERE state = $1 AND created_at < $2 AND operation <> $3 ORDER BY created_at`,
+		core.ReservationHeld, s.t(cutoff), core.OpTraining)
 	if err != nil {
 		return 0, s.fail("release stale", err)
 	}
