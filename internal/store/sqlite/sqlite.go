@@ -74,9 +74,10 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
 	d := sqlstore.Dialect{
-		Time:         func(t time.Time) any { return t.UnixMicro() },
-		IsUnique:     hasCode(sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY),
-		IsForeignKey: hasCode(sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY),
+		Time:            func(t time.Time) any { return t.UnixMicro() },
+		IsUnique:        hasCode(sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY),
+		IsForeignKey:    hasCode(sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY),
+		SerializeWrites: true,
 	}
 	return &Store{Store: sqlstore.New(db, d, opts.Now)}, nil
 }

@@ -26,13 +26,18 @@ type Dialect struct {
 	IsUnique func(error) bool
 	// IsForeignKey reports a foreign-key violation.
 	IsForeignKey func(error) bool
+	// SerializeWrites queues this process's write transactions in Go. SQLite admits one
+	// writer at a time; waiting on a Go semaphore costs nothing, where waiting on the
+	// database's busy handler means sleeping and retrying.
+	SerializeWrites bool
 }
 
 // Store implements core.Store on a *sql.DB whose schema the dialect package migrated.
 type Store struct {
-	db  *sql.DB
-	d   Dialect
-	now func() time.Time
+	db     *sql.DB
+	d      Dialect
+	now    func() time.Time
+	writer chan struct{} // a one-slot semaphore when the dialect serializes writes
 }
 
 var _ core.Store = (*Store)(nil)
@@ -42,7 +47,11 @@ func New(db *sql.DB, d Dialect, now func() time.Time) *Store {
 	if now == nil {
 		now = time.Now
 	}
-	return &Store{db: db, d: d, now: now}
+	s := &Store{db: db, d: d, now: now}
+	if d.SerializeWrites {
+		s.writer = make(chan struct{}, 1)
+	}
+	return s
 }
 
 // DB returns the underlying pool, for components that share the database (job queue).
@@ -71,6 +80,14 @@ func (s *Store) nt(v *time.Time) any {
 
 // inTx runs fn in one transaction, committing when it returns nil.
 func (s *Store) inTx(ctx context.Context, op string, fn func(tx *sql.Tx) error) error {
+	if s.writer != nil {
+		select {
+		case s.writer <- struct{}{}:
+			defer func() { <-s.writer }()
+		case <-ctx.Done():
+			return fmt.Errorf("%s: %w", op, ctx.Err())
+		}
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("%s: begin: %w", op, err)

@@ -292,7 +292,7 @@ func testReleaseStale(e *env) {
 	if b := e.balance(a.ID); b != 74 {
 		t.Fatalf("balance %d, want 74", b)
 	}
-	must(t, e.s.Charge(e.ctx, training.ID)) // training holds outlive the sweep
+	must(t, e.s.Charge(e.ctx, training.ID))                 // training holds outlive the sweep
 	wantErr(t, e.s.Charge(e.ctx, old.ID), core.ErrConflict) // released: too late to charge
 	n, err = e.s.ReleaseStale(e.ctx, old.CreatedAt.Add(5*time.Minute))
 	must(t, err)
