@@ -33,7 +33,7 @@ func (e *Engine) drawHeadline(dst *image.RGBA, l textLayout, st textStyle, accen
 			lmin = min(lmin, relLuminance(hi.R, hi.G, hi.B))
 		}
 	}
-	scrim(dst, region, (lmin+0.05)/minContrast-0.05, l.size/3)
+	scrim(dst, region, (lmin+0.05)/minContrast-0.05, l.size)
 	outline := dilate(mask, outlineArea, stroke)
 	shadow := image.Pt(stroke, stroke+stroke/2)
 	darken(dst, outline, region, shadow)

@@ -52,7 +52,8 @@ func drawMotif(dst *image.RGBA, th theme, m motif, r *rng, focus image.Point) {
 		}
 		p.fill(dst, th.accent, 0.28)
 		// A rising arrow over the bars.
-		ax0, ay0, ax1, ay1 := x0, h*0.8, x0+float64(n)*bw, h*0.18
+		// The arrow tops out a quarter height above the focus, clear of a headline band.
+		ax0, ay0, ax1, ay1 := x0, h*0.8, x0+float64(n)*bw, math.Max(h*0.12, fy-h*0.25)
 		p.poly(thickLine(ax0, ay0, ax1, ay1, h*0.018)...)
 		p.poly(arrowHead(ax1, ay1, ax0, ay0, h*0.07)...)
 		p.fill(dst, th.second, 0.9)

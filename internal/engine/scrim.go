@@ -1,26 +1,46 @@
 package engine
 
-import "image"
+import (
+	"image"
+	"math"
+)
 
 // scrim darkens the pixels of region whose relative luminance exceeds lmax down to lmax
-// (scaling linear light, so hue is kept), fading out over feather pixels outside region.
-// This is what guarantees the headline's WCAG contrast on any background: text of
-// luminance L reaches ratio (L+0.05)/(lmax+0.05) against everything behind it.
+// (scaling linear light, so hue is kept), fading out smoothly over feather pixels
+// outside region with rounded corners, so no box edge shows. This is what guarantees
+// the headline's WCAG contrast on any background: text of luminance L reaches ratio
+// (L+0.05)/(lmax+0.05) against everything behind it.
 func scrim(dst *image.RGBA, region image.Rectangle, lmax float64, feather int) {
 	if lmax < 0 {
 		lmax = 0
 	}
+	// Luminance in 16-bit fixed point from three tables: most pixels of dark themes are
+	// already below lmax and cost three lookups.
+	var lum [3][256]int32
+	for i := range 256 {
+		lum[0][i] = int32(0.2126 * srgbToLinear[i] * 65536)
+		lum[1][i] = int32(0.7152 * srgbToLinear[i] * 65536)
+		lum[2][i] = int32(0.0722 * srgbToLinear[i] * 65536)
+	}
+	limit := int32(lmax * 65536)
+	f := float64(max(feather, 1))
 	outer := region.Inset(-feather).Intersect(dst.Rect)
 	for y := outer.Min.Y; y < outer.Max.Y; y++ {
-		dy := max(region.Min.Y-y, y-region.Max.Y+1, 0)
+		dy := float64(max(region.Min.Y-y, y-region.Max.Y+1, 0))
 		row := dst.Pix[dst.PixOffset(0, y):]
 		for x := outer.Min.X; x < outer.Max.X; x++ {
-			dx := max(region.Min.X-x, x-region.Max.X+1, 0)
-			w := 1.0
-			if d := max(dx, dy); d > 0 {
-				w = 1 - float64(d)/float64(feather+1)
-			}
 			p := row[4*x : 4*x+3 : 4*x+3]
+			if lum[0][p[0]]+lum[1][p[1]]+lum[2][p[2]] <= limit {
+				continue
+			}
+			w := 1.0
+			if dx := float64(max(region.Min.X-x, x-region.Max.X+1, 0)); dx > 0 || dy > 0 {
+				t := math.Sqrt(dx*dx+dy*dy) / f
+				if t >= 1 {
+					continue
+				}
+				w = 1 - t*t*(3-2*t) // smoothstep: no visible edge where the fade starts or ends
+			}
 			lr, lg, lb := srgbToLinear[p[0]], srgbToLinear[p[1]], srgbToLinear[p[2]]
 			l := 0.2126*lr + 0.7152*lg + 0.0722*lb
 			if l <= lmax {

@@ -37,7 +37,7 @@ func drawArrow(dst *image.RGBA, lay layout, c color.RGBA) {
 	// Stop short of the focus so the arrow points at the subject without covering it.
 	dx, dy := fx-tx, fy-ty
 	l := math.Hypot(dx, dy)
-	if l < h*0.2 {
+	if l < h*0.45 { // too short for a shaft: the head alone would be a stray triangle
 		return
 	}
 	ex, ey := tx+dx*(1-h*0.3/l), ty+dy*(1-h*0.3/l)
