@@ -13,23 +13,23 @@ func drawMotif(dst *image.RGBA, th theme, m motif, r *rng, focus image.Point) {
 	var p path
 	switch m {
 	case motifWaves:
-		for i := range 4 {
+		bands := make([]band, 4)
+		for i := range bands {
 			base := h * (0.55 + 0.11*float64(i))
 			amp := h * r.rangef(0.025, 0.06)
 			freq := r.rangef(1.5, 3.5) * 2 * math.Pi / w
 			phase := r.rangef(0, 2*math.Pi)
-			pts := []vec{{0, h}}
-			for x := 0.0; x <= w; x += 16 {
-				pts = append(pts, vec{x, base + amp*math.Sin(x*freq+phase)})
+			top := make([]float64, dst.Rect.Dx())
+			for x := range top {
+				top[x] = base + amp*math.Sin((float64(x)+0.5)*freq+phase)
 			}
-			pts = append(pts, vec{w, h})
-			p.poly(pts...)
 			c := th.second
 			if i%2 == 1 {
 				c = th.accent
 			}
-			p.fill(dst, c, 0.16+0.05*float64(i))
+			bands[i] = band{top: top, c: c, a: 0.16 + 0.05*float64(i)}
 		}
+		fillBands(dst, bands)
 	case motifBurst:
 		n := 18 + r.intn(8)
 		rot := r.rangef(0, math.Pi)

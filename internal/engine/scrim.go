@@ -23,6 +23,10 @@ func scrim(dst *image.RGBA, region image.Rectangle, lmax float64, feather int) {
 		lum[2][i] = int32(0.0722 * srgbToLinear[i] * 65536)
 	}
 	limit := int32(lmax * 65536)
+	var lin12 [256]int32 // linear light in 1/4096 steps, the index of linearToSRGBTable
+	for i := range lin12 {
+		lin12[i] = int32(srgbToLinear[i]*4096 + 0.5)
+	}
 	f := float64(max(feather, 1))
 	outer := region.Inset(-feather).Intersect(dst.Rect)
 	for y := outer.Min.Y; y < outer.Max.Y; y++ {
@@ -41,13 +45,13 @@ func scrim(dst *image.RGBA, region image.Rectangle, lmax float64, feather int) {
 				}
 				w = 1 - t*t*(3-2*t) // smoothstep: no visible edge where the fade starts or ends
 			}
-			lr, lg, lb := srgbToLinear[p[0]], srgbToLinear[p[1]], srgbToLinear[p[2]]
-			l := 0.2126*lr + 0.7152*lg + 0.0722*lb
-			if l <= lmax {
-				continue
-			}
-			k := 1 - w*(1-lmax/l)
-			p[0], p[1], p[2] = linearToSRGB8(lr*k), linearToSRGB8(lg*k), linearToSRGB8(lb*k)
+			l := lum[0][p[0]] + lum[1][p[1]] + lum[2][p[2]]
+			// Scale linear light by k (16-bit fixed point) and map back through the
+			// 4096-entry table: integer maths for the pixels that do change.
+			k := int64((1 - w*(1-float64(limit)/float64(l))) * 65536)
+			p[0] = linearToSRGBTable[int64(lin12[p[0]])*k>>16]
+			p[1] = linearToSRGBTable[int64(lin12[p[1]])*k>>16]
+			p[2] = linearToSRGBTable[int64(lin12[p[2]])*k>>16]
 		}
 	}
 }

@@ -75,16 +75,20 @@ func fillCircle(dst *image.RGBA, cx, cy, r float64, c color.RGBA, a float64, sof
 		x1 := min(int(cx+half+1), dst.Rect.Max.X)
 		row := dst.Pix[dst.PixOffset(0, y):]
 		if soft {
-			dy2 := dy * dy
+			// The falloff is a quadratic in x along the row: step it with two adds.
+			dx := float64(x0) + 0.5 - cx
+			t := 1 - (dx*dx+dy*dy)*inv
+			dt := -(2*dx + 1) * inv
+			const ddt = -2.0
+			d2t := ddt * inv
 			for x := x0; x < x1; x++ {
-				dx := float64(x) + 0.5 - cx
-				t := 1 - (dx*dx+dy2)*inv
-				if t <= 0 {
-					continue
+				if t > 0 {
+					if k := int32(fa*t*t + 0.5); k > 0 {
+						blend256(row[4*x:], c, k)
+					}
 				}
-				if k := int32(fa*t*t + 0.5); k > 0 {
-					blend256(row[4*x:], c, k)
-				}
+				t += dt
+				dt += d2t
 			}
 			continue
 		}
