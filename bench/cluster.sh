@@ -74,7 +74,9 @@ measure() { # label url-base
     p50="$(awk '/  50% in/ {printf "%.0f", $3*1000}' "$tmp/hey.out")"
     p99="$(awk '/  99% in/ {printf "%.0f", $3*1000}' "$tmp/hey.out")"
     codes="$(grep -E '^\s+\[[0-9]{3}\]' "$tmp/hey.out" | awk '{printf "%s%s", sep, $1 $2; sep=" "}')"
-    rows+=("$(printf '%-22s %-6s %8s %8s %8s   %s' "$1" "$w" "$rps" "$p50" "$p99" "$codes")")
+    # Transport errors (timeouts, resets) are listed after the status codes, as [count] error.
+    local errs; errs="$(sed -n '/Error distribution/,$p' "$tmp/hey.out" | awk -F'[][]' '/^\s+\[[0-9]+\]/ {n+=$2} END {print n+0}')"
+    rows+=("$(printf '%-22s %-6s %8s %8s %8s %7s   %s' "$1" "$w" "$rps" "$p50" "$p99" "$errs" "$codes")")
   done
 }
 
@@ -91,6 +93,6 @@ for n in 1 2 3; do
   measure "$n replica(s), proxy" "http://127.0.0.1:$pport"
 done
 
-echo "cores: $(nproc); text: $NTEXT requests, titles: $NTITLE requests, concurrency $C"
-printf '%-22s %-6s %8s %8s %8s   %s\n' "setup" "work" "req/s" "p50 ms" "p99 ms" "status codes"
+echo "cores: $(nproc); load average at the end:$(uptime | sed 's/.*load average://'); text: $NTEXT requests, titles: $NTITLE requests, concurrency $C"
+printf '%-22s %-6s %8s %8s %8s %7s   %s\n' "setup" "work" "req/s" "p50 ms" "p99 ms" "errors" "status codes"
 printf '%s\n' "${rows[@]}"
