@@ -33,7 +33,7 @@ func (e *Engine) drawHeadline(dst *image.RGBA, l textLayout, st textStyle, accen
 			lmin = min(lmin, relLuminance(hi.R, hi.G, hi.B))
 		}
 	}
-	scrim(dst, region, (lmin+0.05)/minContrast-0.05, l.size)
+	scrim(dst, region, (lmin+0.05)/minContrast-0.05, l.size*2/3)
 	outline := dilate(mask, outlineArea, stroke)
 	shadow := image.Pt(stroke, stroke+stroke/2)
 	darken(dst, outline, region, shadow)
@@ -122,24 +122,65 @@ func dilate(mask *image.Alpha, area image.Rectangle, r int) *image.Alpha {
 	for y := src.Min.Y; y < src.Max.Y; y++ {
 		copy(out.Pix[out.PixOffset(src.Min.X, y):out.PixOffset(src.Max.X, y)], mask.Pix[mask.PixOffset(src.Min.X, y):])
 	}
-	n := max(w, h)
-	in, left, right := make([]uint8, n), make([]uint8, n+2*r), make([]uint8, n+2*r)
+	in, left, right := make([]uint8, w), make([]uint8, w+2*r), make([]uint8, w+2*r)
 	for y := range h {
 		row := out.Pix[y*out.Stride : y*out.Stride+w]
+		if !anyNonZero(row) {
+			continue
+		}
 		copy(in, row)
-		runMax(row, in[:w], left, right, r)
+		runMax(row, in, left, right, r)
 	}
-	col := make([]uint8, h)
-	for x := range w {
-		for y := range h {
-			in[y] = out.Pix[y*out.Stride+x]
-		}
-		runMax(col, in[:h], left, right, r)
-		for y := range h {
-			out.Pix[y*out.Stride+x] = col[y]
-		}
-	}
+	colMax(out, w, h, r)
 	return out
+}
+
+// anyNonZero reports whether s has a non-zero byte.
+func anyNonZero(s []uint8) bool {
+	for _, v := range s {
+		if v != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// colMax replaces each pixel of img's w x h area by the maximum over the 2r+1 rows
+// around it, with runMax's block scheme applied to whole rows: every step is an
+// element-wise maximum of two rows, so memory is read in order.
+func colMax(img *image.Alpha, w, h, r int) {
+	k, m := 2*r+1, h+2*r
+	left, right := make([]uint8, m*w), make([]uint8, m*w)
+	for j := range m {
+		if y := j - r; y >= 0 && y < h {
+			copy(left[j*w:(j+1)*w], img.Pix[y*img.Stride:y*img.Stride+w])
+		}
+	}
+	copy(right, left)
+	for b := 0; b < m; b += k {
+		e := min(b+k, m)
+		for j := b + 1; j < e; j++ {
+			maxInto(left[j*w:(j+1)*w], left[(j-1)*w:j*w])
+		}
+		for j := e - 2; j >= b; j-- {
+			maxInto(right[j*w:(j+1)*w], right[(j+1)*w:(j+2)*w])
+		}
+	}
+	for y := range h {
+		dst := img.Pix[y*img.Stride : y*img.Stride+w]
+		a, c := right[y*w:(y+1)*w], left[(y+2*r)*w:(y+2*r+1)*w]
+		for x := range dst {
+			dst[x] = max(a[x], c[x])
+		}
+	}
+}
+
+// maxInto sets dst[i] = max(dst[i], src[i]).
+func maxInto(dst, src []uint8) {
+	src = src[:len(dst)]
+	for i := range dst {
+		dst[i] = max(dst[i], src[i])
+	}
 }
 
 // runMax writes dst[i] = max(src[i-r..i+r]) (clipped to src) using blocks of 2r+1 on

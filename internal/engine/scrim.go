@@ -29,17 +29,23 @@ func scrim(dst *image.RGBA, region image.Rectangle, lmax float64, feather int) {
 	}
 	f := float64(max(feather, 1))
 	outer := region.Inset(-feather).Intersect(dst.Rect)
+	dx2 := make([]float64, outer.Dx()) // squared distance outside region, per column
+	for i := range dx2 {
+		d := float64(max(region.Min.X-(outer.Min.X+i), outer.Min.X+i-region.Max.X+1, 0))
+		dx2[i] = d * d
+	}
 	for y := outer.Min.Y; y < outer.Max.Y; y++ {
 		dy := float64(max(region.Min.Y-y, y-region.Max.Y+1, 0))
-		row := dst.Pix[dst.PixOffset(0, y):]
-		for x := outer.Min.X; x < outer.Max.X; x++ {
-			p := row[4*x : 4*x+3 : 4*x+3]
+		dy2 := dy * dy
+		row := dst.Pix[dst.PixOffset(outer.Min.X, y) : dst.PixOffset(outer.Min.X, y)+4*outer.Dx()]
+		for i, d2 := range dx2 {
+			p := row[4*i : 4*i+3 : 4*i+3]
 			if lum[0][p[0]]+lum[1][p[1]]+lum[2][p[2]] <= limit {
 				continue
 			}
 			w := 1.0
-			if dx := float64(max(region.Min.X-x, x-region.Max.X+1, 0)); dx > 0 || dy > 0 {
-				t := math.Sqrt(dx*dx+dy*dy) / f
+			if d := d2 + dy2; d > 0 {
+				t := math.Sqrt(d) / f
 				if t >= 1 {
 					continue
 				}
