@@ -5,13 +5,12 @@ import (
 	"context"
 	"image"
 	"image/jpeg"
-	"runtime"
 	"testing"
 
 	"thumbforge/internal/core"
 )
 
-// benchJobs renders job in a loop reporting CPU time and allocations; with encode it
+// benchJob renders job in a loop reporting CPU time and allocations; with encode it
 // also JPEG-encodes (stdlib, quality 88) as the HTTP service does.
 func benchJob(b *testing.B, job core.ThumbnailJob, encode bool) {
 	e := newEngine(b)
@@ -93,34 +92,6 @@ func BenchmarkJPEGEncode1280x720(b *testing.B) {
 		}
 	}
 	reportCPU(b, start)
-}
-
-// BenchmarkPeakHeap reports the heap in use after a text and an image render, with the
-// garbage of earlier ones collected: the memory one render holds at its end.
-func BenchmarkPeakHeap(b *testing.B) {
-	e := newEngine(b)
-	ref := ycbcrScene(2000, 1500)
-	jobs := []core.ThumbnailJob{
-		{Model: "mdl_3", Format: core.Format16x9, Prompt: "Surfing the biggest ocean waves in Hawaii", Seed: 1},
-		{Model: "mdl_2", Format: core.Format16x9, Reference: ref, Seed: 1},
-	}
-	var peak uint64
-	var ms runtime.MemStats
-	for b.Loop() {
-		for _, j := range jobs {
-			runtime.GC()
-			runtime.ReadMemStats(&ms)
-			base := ms.HeapInuse
-			img, err := e.Thumbnail(context.Background(), j)
-			if err != nil {
-				b.Fatal(err)
-			}
-			runtime.ReadMemStats(&ms)
-			peak = max(peak, ms.HeapInuse-min(base, ms.HeapInuse))
-			_ = img
-		}
-	}
-	b.ReportMetric(float64(peak)/(1<<20), "heap-MiB")
 }
 
 func ycbcrScene(w, h int) *image.YCbCr {
