@@ -153,9 +153,10 @@ func testLeaseExpiry(t *testing.T, c *cluster, img *images) {
 		r := c.do("POST", other.url(), "/v2/title/text", key, title)
 		since := time.Since(killed)
 		if r.Status == http.StatusOK {
-			// Leases are renewed every TTL/3, so none can lapse sooner than 2/3 TTL after
-			// the kill: an earlier success means something else dropped them.
-			if since < 2*leaseTTL/3 {
+			// Leases are renewed every TTL/3, so none lapses much sooner than 2/3 TTL after
+			// the kill (a late heartbeat can cost one period): a success within TTL/3 means
+			// something other than expiry freed the slots.
+			if since < leaseTTL/3 {
 				t.Fatalf("slots free %v after the kill, before any lease could expire (TTL %v)", since, leaseTTL)
 			}
 			t.Logf("slots free again %v after SIGKILL (lease TTL %v)", since.Round(time.Millisecond), leaseTTL)
