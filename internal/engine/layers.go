@@ -60,37 +60,72 @@ func fillBands(dst *image.RGBA, bands []band) {
 			minRow = min(minRow, int(f)-1)
 		}
 	}
-	for y := max(0, minRow); y < h; y++ {
-		y32 := int32(y)
-		row := dst.Pix[y*dst.Stride : y*dst.Stride+4*w]
-		for x := range w {
-			fs := full[x*n : x*n+n : x*n+n]
-			set, edge := 0, false
-			for i, f := range fs {
-				if y32 >= f {
+	// Tiles of 16 columns: in a tile's row that no curve passes through, every pixel is
+	// under the same set of bands and takes the set's blend without per-pixel tests.
+	const tile = 16
+	lo, hi := make([]int32, n), make([]int32, n)
+	for tx := 0; tx < w; tx += tile {
+		te := min(tx+tile, w)
+		for i := range n {
+			lo[i], hi[i] = int32(h), -1
+			for x := tx; x < te; x++ {
+				lo[i] = min(lo[i], full[x*n+i]-1)
+				hi[i] = max(hi[i], full[x*n+i])
+			}
+		}
+		for y := max(0, minRow); y < h; y++ {
+			y32 := int32(y)
+			set, uniform := 0, true
+			for i := range n {
+				if y32 >= hi[i] {
 					set |= 1 << i
-				} else if y32 == f-1 {
-					edge = true
+				} else if y32 >= lo[i] {
+					uniform = false
 				}
 			}
-			p := row[4*x : 4*x+4 : 4*x+4]
-			if !edge {
+			row := dst.Pix[y*dst.Stride+4*tx : y*dst.Stride+4*te]
+			if uniform {
 				if set != 0 {
-					f := sets[set]
-					p[0] = uint8((int64(p[0])*f.k + f.r + 1<<15) >> 16)
-					p[1] = uint8((int64(p[1])*f.k + f.g + 1<<15) >> 16)
-					p[2] = uint8((int64(p[2])*f.k + f.b + 1<<15) >> 16)
+					applyAffine(row, sets[set].k, sets[set].r, sets[set].g, sets[set].b)
 				}
 				continue
 			}
-			for i, f := range fs {
-				switch {
-				case y32 >= f:
-					blend256(p, bands[i].c, ts[i])
-				case y32 == f-1:
-					blend256(p, bands[i].c, cov[x*n+i])
+			for x := tx; x < te; x++ {
+				fs := full[x*n : x*n+n : x*n+n]
+				set, edge := 0, false
+				for i, f := range fs {
+					if y32 >= f {
+						set |= 1 << i
+					} else if y32 == f-1 {
+						edge = true
+					}
+				}
+				p := row[4*(x-tx) : 4*(x-tx)+4 : 4*(x-tx)+4]
+				if !edge {
+					if set != 0 {
+						applyAffine(p, sets[set].k, sets[set].r, sets[set].g, sets[set].b)
+					}
+					continue
+				}
+				for i, f := range fs {
+					switch {
+					case y32 >= f:
+						blend256(p, bands[i].c, ts[i])
+					case y32 == f-1:
+						blend256(p, bands[i].c, cov[x*n+i])
+					}
 				}
 			}
 		}
+	}
+}
+
+// applyAffine sets every RGBA pixel of pix to p*k + c per channel (16-bit fixed point).
+func applyAffine(pix []uint8, k, r, g, b int64) {
+	for i := 0; i+3 < len(pix); i += 4 {
+		p := pix[i : i+3 : i+3]
+		p[0] = uint8((int64(p[0])*k + r + 1<<15) >> 16)
+		p[1] = uint8((int64(p[1])*k + g + 1<<15) >> 16)
+		p[2] = uint8((int64(p[2])*k + b + 1<<15) >> 16)
 	}
 }
