@@ -78,6 +78,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		IsUnique:        hasCode(sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY),
 		IsForeignKey:    hasCode(sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY),
 		SerializeWrites: true,
+		CacheStatements: true,
 	}
 	return &Store{Store: sqlstore.New(db, d, opts.Now)}, nil
 }

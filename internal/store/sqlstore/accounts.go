@@ -45,7 +45,7 @@ func (s *Store) CreateAccount(ctx context.Context, a *core.Account) error {
 		return err
 	}
 	a.ID, a.CreatedAt = id, s.clock()
-	return s.inTx(ctx, "create account", func(tx *sql.Tx) error {
+	return s.inTx(ctx, "create account", func(tx querier) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO accounts (`+accountCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
 			a.ID, a.Name, a.Suspended, a.APIAccess, a.Concurrency, a.Balance, a.TopUpAmount, s.t(a.CreatedAt))
 		if err != nil {
@@ -77,7 +77,7 @@ func (s *Store) getAccount(ctx context.Context, q querier, id uuid.UUID, lock bo
 
 // ListAccounts returns every account, oldest first.
 func (s *Store) ListAccounts(ctx context.Context) ([]core.Account, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+accountCols+` FROM accounts ORDER BY created_at, id`)
+	rows, err := s.pool().QueryContext(ctx, `SELECT `+accountCols+` FROM accounts ORDER BY created_at, id`)
 	if err != nil {
 		return nil, s.fail("list accounts", err)
 	}
@@ -97,7 +97,7 @@ func (s *Store) ListAccounts(ctx context.Context) ([]core.Account, error) {
 // Balance or CreatedAt is ignored: credits move only through the ledger.
 func (s *Store) UpdateAccount(ctx context.Context, id uuid.UUID, fn func(*core.Account) error) (*core.Account, error) {
 	var out *core.Account
-	err := s.inTx(ctx, "update account", func(tx *sql.Tx) error {
+	err := s.inTx(ctx, "update account", func(tx querier) error {
 		a, err := s.getAccount(ctx, tx, id, true)
 		if err != nil {
 			return err
@@ -146,7 +146,7 @@ func (s *Store) CreateKey(ctx context.Context, k *core.APIKey) error {
 		return err
 	}
 	k.ID, k.CreatedAt = id, s.clock()
-	_, err = s.db.ExecContext(ctx, `INSERT INTO api_keys (`+keyCols+`) VALUES ($1, $2, $3, $4, $5, $6)`,
+	_, err = s.pool().ExecContext(ctx, `INSERT INTO api_keys (`+keyCols+`) VALUES ($1, $2, $3, $4, $5, $6)`,
 		k.ID, k.AccountID, k.Prefix, k.Hash, k.Status, s.t(k.CreatedAt))
 	return s.fail("create key", err)
 }
@@ -155,7 +155,7 @@ func (s *Store) CreateKey(ctx context.Context, k *core.APIKey) error {
 func (s *Store) KeyByHash(ctx context.Context, hash []byte) (*core.APIKey, *core.Account, error) {
 	var k core.APIKey
 	var a core.Account
-	err := scanKey(s.db.QueryRowContext(ctx, `SELECT k.id, k.account_id, k.prefix, k.hash, k.status, k.created_at,
+	err := scanKey(s.pool().QueryRowContext(ctx, `SELECT k.id, k.account_id, k.prefix, k.hash, k.status, k.created_at,
 		a.id, a.name, a.suspended, a.api_access, a.concurrency, a.balance, a.topup_amount, a.created_at
 		FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = $1`, hash), &k,
 		&a.ID, &a.Name, &a.Suspended, &a.APIAccess, &a.Concurrency, &a.Balance, &a.TopUpAmount, timeScan{&a.CreatedAt})
@@ -168,7 +168,7 @@ func (s *Store) KeyByHash(ctx context.Context, hash []byte) (*core.APIKey, *core
 // GetKey returns the key or ErrNotFound.
 func (s *Store) GetKey(ctx context.Context, id uuid.UUID) (*core.APIKey, error) {
 	var k core.APIKey
-	if err := scanKey(s.db.QueryRowContext(ctx, `SELECT `+keyCols+` FROM api_keys WHERE id = $1`, id), &k); err != nil {
+	if err := scanKey(s.pool().QueryRowContext(ctx, `SELECT `+keyCols+` FROM api_keys WHERE id = $1`, id), &k); err != nil {
 		return nil, s.fail("get key", err)
 	}
 	return &k, nil
@@ -176,7 +176,7 @@ func (s *Store) GetKey(ctx context.Context, id uuid.UUID) (*core.APIKey, error) 
 
 // ListKeys returns the account's keys, oldest first.
 func (s *Store) ListKeys(ctx context.Context, account uuid.UUID) ([]core.APIKey, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+keyCols+` FROM api_keys WHERE account_id = $1 ORDER BY created_at, id`, account)
+	rows, err := s.pool().QueryContext(ctx, `SELECT `+keyCols+` FROM api_keys WHERE account_id = $1 ORDER BY created_at, id`, account)
 	if err != nil {
 		return nil, s.fail("list keys", err)
 	}
@@ -197,7 +197,7 @@ func (s *Store) SetKeyStatus(ctx context.Context, id uuid.UUID, st core.KeyStatu
 	if !validKeyStatus(st) {
 		return core.E(core.CodeValidation, "Unknown key status %q.", st)
 	}
-	res, err := s.db.ExecContext(ctx, `UPDATE api_keys SET status = $1 WHERE id = $2`, st, id)
+	res, err := s.pool().ExecContext(ctx, `UPDATE api_keys SET status = $1 WHERE id = $2`, st, id)
 	if err != nil {
 		return s.fail("set key status", err)
 	}

@@ -17,7 +17,7 @@ const defaultLedgerLimit = 100
 
 // addLedger writes one credit movement; callers run it in the transaction that moves the
 // balance, so the balance always equals the sum of the deltas.
-func (s *Store) addLedger(ctx context.Context, tx *sql.Tx, account uuid.UUID, kind core.LedgerKind,
+func (s *Store) addLedger(ctx context.Context, tx querier, account uuid.UUID, kind core.LedgerKind,
 	delta, amount int64, ref, op string, at time.Time) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO ledger (account_id, kind, delta, amount, ref, operation, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)`, account, kind, delta, amount, ref, op, s.t(at))
@@ -30,7 +30,7 @@ func (s *Store) Grant(ctx context.Context, account uuid.UUID, amount int64, ref 
 		return 0, core.E(core.CodeInvalidAmount, "The amount must be a positive number of credits.")
 	}
 	var balance int64
-	err := s.inTx(ctx, "grant", func(tx *sql.Tx) error {
+	err := s.inTx(ctx, "grant", func(tx querier) error {
 		err := tx.QueryRowContext(ctx, `UPDATE accounts SET balance = balance + $1 WHERE id = $2 RETURNING balance`,
 			amount, account).Scan(&balance)
 		if err != nil {
@@ -53,7 +53,7 @@ func (s *Store) Reserve(ctx context.Context, account uuid.UUID, amount int64, op
 	}
 	r := &core.Reservation{ID: id, AccountID: account, Amount: amount, Operation: op,
 		State: core.ReservationHeld, CreatedAt: s.clock()}
-	err = s.inTx(ctx, "reserve", func(tx *sql.Tx) error {
+	err = s.inTx(ctx, "reserve", func(tx querier) error {
 		// Locking the account row serialises reservations of one account (PostgreSQL),
 		// so two of them cannot both open a top-up invoice.
 		var balance, topup int64
@@ -91,7 +91,7 @@ func (s *Store) Reserve(ctx context.Context, account uuid.UUID, amount int64, op
 
 // topUp applies the smart balance when balance cannot cover amount: an open invoice and
 // a topup ledger row, or the reason it may not.
-func (s *Store) topUp(ctx context.Context, tx *sql.Tx, account uuid.UUID, balance, topup, amount int64, at time.Time) error {
+func (s *Store) topUp(ctx context.Context, tx querier, account uuid.UUID, balance, topup, amount int64, at time.Time) error {
 	if topup <= 0 {
 		return fmt.Errorf("reserve: %w", core.ErrInsufficient)
 	}
@@ -124,7 +124,7 @@ func (s *Store) topUp(ctx context.Context, tx *sql.Tx, account uuid.UUID, balanc
 
 // Charge keeps a held reservation. Charging one that is not held is ErrConflict.
 func (s *Store) Charge(ctx context.Context, id uuid.UUID) error {
-	return s.inTx(ctx, "charge", func(tx *sql.Tx) error {
+	return s.inTx(ctx, "charge", func(tx querier) error {
 		var account uuid.UUID
 		var amount int64
 		var op string
@@ -159,7 +159,7 @@ func (s *Store) Release(ctx context.Context, id uuid.UUID) error {
 // release reports whether it gave credits back.
 func (s *Store) release(ctx context.Context, id uuid.UUID) (bool, error) {
 	released := false
-	err := s.inTx(ctx, "release", func(tx *sql.Tx) error {
+	err := s.inTx(ctx, "release", func(tx querier) error {
 		var account uuid.UUID
 		var amount int64
 		var op string
@@ -185,7 +185,7 @@ func (s *Store) release(ctx context.Context, id uuid.UUID) (bool, error) {
 // so a long sweep never holds many locks at once. Training holds are left alone: they live
 // as long as their job, which ends them itself.
 func (s *Store) ReleaseStale(ctx context.Context, cutoff time.Time) (int, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id FROM reservations WHERE state = $1 AND created_at < $2 AND operation <> $3 ORDER BY created_at`,
+	rows, err := s.pool().QueryContext(ctx, `SELECT id FROM reservations WHERE state = $1 AND created_at < $2 AND operation <> $3 ORDER BY created_at`,
 		core.ReservationHeld, s.t(cutoff), core.OpTraining)
 	if err != nil {
 		return 0, s.fail("release stale", err)
@@ -221,7 +221,7 @@ func (s *Store) Ledger(ctx context.Context, account uuid.UUID, limit int) ([]cor
 	if limit <= 0 {
 		limit = defaultLedgerLimit
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT id, account_id, kind, delta, amount, ref, operation, created_at
+	rows, err := s.pool().QueryContext(ctx, `SELECT id, account_id, kind, delta, amount, ref, operation, created_at
 		FROM ledger WHERE account_id = $1 ORDER BY id DESC LIMIT $2`, account, limit)
 	if err != nil {
 		return nil, s.fail("ledger", err)
@@ -240,7 +240,7 @@ func (s *Store) Ledger(ctx context.Context, account uuid.UUID, limit int) ([]cor
 
 // Invoices returns the account's top-up invoices, newest first.
 func (s *Store) Invoices(ctx context.Context, account uuid.UUID) ([]core.Invoice, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, account_id, amount, status, created_at, settled_at
+	rows, err := s.pool().QueryContext(ctx, `SELECT id, account_id, amount, status, created_at, settled_at
 		FROM invoices WHERE account_id = $1 ORDER BY created_at DESC, id DESC`, account)
 	if err != nil {
 		return nil, s.fail("invoices", err)
@@ -263,7 +263,7 @@ func (s *Store) SettleInvoice(ctx context.Context, id uuid.UUID, status core.Inv
 	if status != core.InvoicePaid && status != core.InvoiceFailed {
 		return core.E(core.CodeValidation, "An invoice settles as paid or failed.")
 	}
-	return s.inTx(ctx, "settle invoice", func(tx *sql.Tx) error {
+	return s.inTx(ctx, "settle invoice", func(tx querier) error {
 		var cur core.InvoiceStatus
 		err := tx.QueryRowContext(ctx, `SELECT status FROM invoices WHERE id = $1`+s.d.ForUpdate, id).Scan(&cur)
 		if err != nil {

@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 
@@ -77,7 +76,7 @@ func (s *Store) CreateCustomModel(ctx context.Context, m *core.CustomModel) erro
 		return err
 	}
 	args = append([]any{m.ID, m.AccountID, s.t(m.CreatedAt)}, args...)
-	_, err = s.db.ExecContext(ctx, `INSERT INTO custom_models (`+customCols+`)
+	_, err = s.pool().ExecContext(ctx, `INSERT INTO custom_models (`+customCols+`)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`, args...)
 	return s.fail("create custom model", err)
 }
@@ -85,7 +84,7 @@ func (s *Store) CreateCustomModel(ctx context.Context, m *core.CustomModel) erro
 // GetCustomModel returns the account's record; another account's record is ErrNotFound.
 func (s *Store) GetCustomModel(ctx context.Context, account, id uuid.UUID) (*core.CustomModel, error) {
 	var m core.CustomModel
-	err := scanCustom(s.db.QueryRowContext(ctx, `SELECT `+customCols+` FROM custom_models WHERE id = $1 AND account_id = $2`,
+	err := scanCustom(s.pool().QueryRowContext(ctx, `SELECT `+customCols+` FROM custom_models WHERE id = $1 AND account_id = $2`,
 		id, account), &m)
 	if err != nil {
 		return nil, s.fail("get custom model", err)
@@ -112,7 +111,7 @@ func (s *Store) customByID(ctx context.Context, q querier, id uuid.UUID, lock bo
 
 // ListCustomModels returns the account's records, oldest first.
 func (s *Store) ListCustomModels(ctx context.Context, account uuid.UUID) ([]core.CustomModel, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+customCols+` FROM custom_models WHERE account_id = $1
+	rows, err := s.pool().QueryContext(ctx, `SELECT `+customCols+` FROM custom_models WHERE account_id = $1
 		ORDER BY created_at, id`, account)
 	if err != nil {
 		return nil, s.fail("list custom models", err)
@@ -133,7 +132,7 @@ func (s *Store) ListCustomModels(ctx context.Context, account uuid.UUID) ([]core
 // CreatedAt stay as stored; a rename onto a taken name is ErrConflict.
 func (s *Store) UpdateCustomModel(ctx context.Context, id uuid.UUID, fn func(*core.CustomModel) error) (*core.CustomModel, error) {
 	var out *core.CustomModel
-	err := s.inTx(ctx, "update custom model", func(tx *sql.Tx) error {
+	err := s.inTx(ctx, "update custom model", func(tx querier) error {
 		m, err := s.customByID(ctx, tx, id, true)
 		if err != nil {
 			return err
@@ -163,7 +162,7 @@ func (s *Store) UpdateCustomModel(ctx context.Context, id uuid.UUID, fn func(*co
 // its blobs; ErrProcessing while it trains, ErrNotFound for others' records.
 func (s *Store) DeleteCustomModel(ctx context.Context, account, id uuid.UUID) (*core.CustomModel, error) {
 	var out *core.CustomModel
-	err := s.inTx(ctx, "delete custom model", func(tx *sql.Tx) error {
+	err := s.inTx(ctx, "delete custom model", func(tx querier) error {
 		m, err := s.customByID(ctx, tx, id, true)
 		if err != nil {
 			return err

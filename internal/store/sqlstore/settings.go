@@ -15,7 +15,7 @@ const maintenanceSetting = "maintenance"
 // Maintenance reports whether the maintenance switch is on (off when never set).
 func (s *Store) Maintenance(ctx context.Context) (bool, error) {
 	var v string
-	err := s.db.QueryRowContext(ctx, `SELECT value FROM settings WHERE name = $1`, maintenanceSetting).Scan(&v)
+	err := s.pool().QueryRowContext(ctx, `SELECT value FROM settings WHERE name = $1`, maintenanceSetting).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
@@ -31,7 +31,7 @@ func (s *Store) SetMaintenance(ctx context.Context, on bool) error {
 	if on {
 		v = "on"
 	}
-	_, err := s.db.ExecContext(ctx, `INSERT INTO settings (name, value) VALUES ($1, $2)
+	_, err := s.pool().ExecContext(ctx, `INSERT INTO settings (name, value) VALUES ($1, $2)
 		ON CONFLICT (name) DO UPDATE SET value = excluded.value`, maintenanceSetting, v)
 	return s.fail("set maintenance", err)
 }
@@ -39,7 +39,7 @@ func (s *Store) SetMaintenance(ctx context.Context, on bool) error {
 // RecordOutput remembers a stored blob and when it expires; recording a key again moves
 // its expiry.
 func (s *Store) RecordOutput(ctx context.Context, key string, account uuid.UUID, expires time.Time) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO outputs (blob_key, account_id, expires_at, created_at) VALUES ($1, $2, $3, $4)
+	_, err := s.pool().ExecContext(ctx, `INSERT INTO outputs (blob_key, account_id, expires_at, created_at) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (blob_key) DO UPDATE SET expires_at = excluded.expires_at`, key, account, s.t(expires), s.t(s.clock()))
 	return s.fail("record output", err)
 }
@@ -49,7 +49,7 @@ func (s *Store) ExpiredOutputs(ctx context.Context, now time.Time, limit int) ([
 	if limit <= 0 {
 		return nil, nil
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT blob_key FROM outputs WHERE expires_at < $1 ORDER BY expires_at, blob_key LIMIT $2`,
+	rows, err := s.pool().QueryContext(ctx, `SELECT blob_key FROM outputs WHERE expires_at < $1 ORDER BY expires_at, blob_key LIMIT $2`,
 		s.t(now), limit)
 	if err != nil {
 		return nil, s.fail("expired outputs", err)
@@ -69,6 +69,6 @@ func (s *Store) ExpiredOutputs(ctx context.Context, now time.Time, limit int) ([
 // DeleteOutput forgets a blob; forgetting an unknown key does nothing, so concurrent
 // sweeps on several replicas do not trip over each other.
 func (s *Store) DeleteOutput(ctx context.Context, key string) error {
-	_, err := s.db.ExecContext(ctx, `DELETE FROM outputs WHERE blob_key = $1`, key)
+	_, err := s.pool().ExecContext(ctx, `DELETE FROM outputs WHERE blob_key = $1`, key)
 	return s.fail("delete output", err)
 }

@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -30,6 +31,11 @@ type Dialect struct {
 	// writer at a time; waiting on a Go semaphore costs nothing, where waiting on the
 	// database's busy handler means sleeping and retrying.
 	SerializeWrites bool
+	// CacheStatements prepares each query once per connection and reuses it. Only for a
+	// dialect whose transactions never wait for another connection while preparing one
+	// (SQLite, whose writers are serialized): preparing on the pool from inside a
+	// transaction could otherwise wait on a pool that transactions have exhausted.
+	CacheStatements bool
 }
 
 // Store implements core.Store on a *sql.DB whose schema the dialect package migrated.
@@ -38,6 +44,7 @@ type Store struct {
 	d      Dialect
 	now    func() time.Time
 	writer chan struct{} // a one-slot semaphore when the dialect serializes writes
+	stmts  sync.Map      // query text -> *sql.Stmt
 }
 
 var _ core.Store = (*Store)(nil)
@@ -61,7 +68,10 @@ func (s *Store) DB() *sql.DB { return s.db }
 func (s *Store) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
 
 // Close closes the pool.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.closeStatements()
+	return s.db.Close()
+}
 
 // clock returns now at the precision both dialects keep (microseconds), in UTC, so that
 // a value read back equals the value written.
@@ -79,21 +89,18 @@ func (s *Store) nt(v *time.Time) any {
 }
 
 // inTx runs fn in one transaction, committing when it returns nil.
-func (s *Store) inTx(ctx context.Context, op string, fn func(tx *sql.Tx) error) error {
-	if s.writer != nil {
-		select {
-		case s.writer <- struct{}{}:
-			defer func() { <-s.writer }()
-		case <-ctx.Done():
-			return fmt.Errorf("%s: %w", op, ctx.Err())
-		}
+func (s *Store) inTx(ctx context.Context, op string, fn func(tx querier) error) error {
+	release, err := s.acquireWriter(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
 	}
+	defer release()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("%s: begin: %w", op, err)
 	}
 	defer tx.Rollback()
-	if err := fn(tx); err != nil {
+	if err := fn(prepared{s: s, tx: tx}); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
@@ -163,7 +170,7 @@ func (ts nullTimeScan) Scan(v any) error {
 // scanner is a *sql.Row or *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }
 
-// querier is a *sql.DB or *sql.Tx.
+// querier runs queries: the pool or a transaction (see prepared).
 type querier interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
