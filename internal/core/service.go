@@ -192,12 +192,16 @@ func (s *Service) storeOutput(ctx context.Context, p Principal, img image.Image)
 	}
 	key := fmt.Sprintf("outputs/%s/%s.jpg", now.UTC().Format("2006/01/02"), id)
 	expires := now.Add(OutputTTL)
-	if err := s.cfg.Blobs.Put(ctx, key, buf.Bytes(), "image/jpeg"); err != nil {
-		return "", fmt.Errorf("store output: %w", err)
-	}
+	// The record goes first: a process killed between the two steps leaves a record whose
+	// blob is missing (the sweep deletes both), never a blob that nothing refers to.
 	if err := s.cfg.Store.RecordOutput(ctx, key, p.Account.ID, expires); err != nil {
-		_ = s.cfg.Blobs.Delete(context.WithoutCancel(ctx), key)
 		return "", fmt.Errorf("record output: %w", err)
+	}
+	if err := s.cfg.Blobs.Put(ctx, key, buf.Bytes(), "image/jpeg"); err != nil {
+		if derr := s.cfg.Store.DeleteOutput(context.WithoutCancel(ctx), key); derr != nil {
+			s.cfg.Logger.ErrorContext(ctx, "forget output", "key", key, "err", derr)
+		}
+		return "", fmt.Errorf("store output: %w", err)
 	}
 	return s.cfg.Blobs.URL(ctx, key, expires)
 }
