@@ -114,7 +114,11 @@ func (a *App) build(ctx context.Context) error {
 	}
 	var titler core.Titler = &titles.Builtin{Faces: detector}
 	if cfg.TitlesURL != "" {
-		titler = &titles.LLM{BaseURL: cfg.TitlesURL, Model: cfg.TitlesModel, APIKey: cfg.TitlesKey, Fallback: titler}
+		llm := &titles.LLM{BaseURL: cfg.TitlesURL, Model: cfg.TitlesModel, APIKey: cfg.TitlesKey, Fallback: titler}
+		if err := llm.Validate(); err != nil {
+			return fmt.Errorf("titles API: %w", err)
+		}
+		titler = llm
 	}
 
 	a.Metrics = api.NewMetrics()
