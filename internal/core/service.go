@@ -7,11 +7,15 @@ import (
 	"fmt"
 	"image"
 	"image/jpeg"
+	"io"
 	"log/slog"
 	"time"
 
 	"github.com/google/uuid"
 )
+
+// OutputQuality is the JPEG quality of generated images.
+const OutputQuality = 88
 
 // OutputTTL is how long a generated image link works (SPEC: 24 hours).
 const OutputTTL = 24 * time.Hour
@@ -41,6 +45,8 @@ type ServiceConfig struct {
 	Timeouts Timeouts
 	Logger   *slog.Logger
 	Now      func() time.Time
+	// Encode writes an output image as JPEG; nil uses image/jpeg at OutputQuality.
+	Encode func(w io.Writer, img image.Image) error
 	// OnCharge is told of every settled charge (for metrics); may be nil.
 	OnCharge func(op string, amount int64)
 	// Jobs queues persona and style training; Training reads v1 zips; Faces checks that
@@ -87,6 +93,11 @@ func NewService(cfg ServiceConfig) (*Service, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.Encode == nil {
+		cfg.Encode = func(w io.Writer, img image.Image) error {
+			return jpeg.Encode(w, img, &jpeg.Options{Quality: OutputQuality})
+		}
 	}
 	return &Service{cfg: cfg}, nil
 }
@@ -182,7 +193,7 @@ func withStage[T any](ctx context.Context, d time.Duration, code Code, msg strin
 func (s *Service) storeOutput(ctx context.Context, p Principal, img image.Image) (string, error) {
 	var buf bytes.Buffer
 	buf.Grow(256 << 10)
-	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 88}); err != nil {
+	if err := s.cfg.Encode(&buf, img); err != nil {
 		return "", fmt.Errorf("encode output: %w", err)
 	}
 	now := s.cfg.Now()
