@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"image"
 	"image/color"
 	"image/jpeg"
@@ -12,42 +11,14 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
-)
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
+	"thumbforge/internal/testutil"
 )
-
-// binary builds cmd/thumbforge once per test run.
-func binary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "thumbforge-bin")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "thumbforge")
-		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
-}
 
 func freeAddr(t *testing.T) string {
 	t.Helper()
@@ -71,7 +42,7 @@ func startServe(t *testing.T, data string, extra ...string) *server {
 	t.Helper()
 	s := &server{addr: freeAddr(t), done: make(chan error, 1)}
 	args := append([]string{"serve", "--dev", "--data", data, "--addr", s.addr}, extra...)
-	s.cmd = exec.Command(binary(t), args...)
+	s.cmd = exec.Command(testutil.Thumbforge(t), args...)
 	stdout, err := s.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

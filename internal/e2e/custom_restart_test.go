@@ -10,42 +10,15 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"thumbforge/internal/app"
-)
 
-var (
-	binOnce sync.Once
-	binFile string
-	binErr  error
+	"thumbforge/internal/testutil"
 )
-
-// thumbforgeBinary builds cmd/thumbforge once per test run.
-func thumbforgeBinary(t *testing.T) string {
-	t.Helper()
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "thumbforge-e2e-bin")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binFile = filepath.Join(dir, "thumbforge")
-		out, err := exec.Command("go", "build", "-o", binFile, "thumbforge/cmd/thumbforge").CombinedOutput()
-		if err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return binFile
-}
 
 // process is a running `thumbforge serve`.
 type process struct {
@@ -65,7 +38,7 @@ func serveProcess(t *testing.T, data string) *process {
 	addr := ln.Addr().String()
 	ln.Close()
 	p := &process{url: "http://" + addr, done: make(chan struct{})}
-	p.cmd = exec.Command(thumbforgeBinary(t), "serve", "--dev", "--data", data, "--addr", addr)
+	p.cmd = exec.Command(testutil.Thumbforge(t), "serve", "--dev", "--data", data, "--addr", addr)
 	p.cmd.Env = append(os.Environ(), app.TrainingDelayEnv+"=700ms")
 	p.cmd.Stderr = io.Discard
 	stdout, err := p.cmd.StdoutPipe()
@@ -171,7 +144,7 @@ func TestTrainingSurvivesSIGKILL(t *testing.T) {
 	if v2["status"] != "completed" {
 		t.Fatalf("v2 view %v", v2)
 	}
-	out, err := exec.Command(thumbforgeBinary(t), "accounts", "list", "--json", "--data", data).Output()
+	out, err := exec.Command(testutil.Thumbforge(t), "accounts", "list", "--json", "--data", data).Output()
 	if err != nil {
 		t.Fatalf("accounts list: %v", err)
 	}

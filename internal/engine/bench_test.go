@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"thumbforge/internal/core"
+
+	"thumbforge/internal/testutil"
 )
 
 // benchJob renders job in a loop reporting CPU time and allocations; with encode it
@@ -16,7 +18,7 @@ func benchJob(b *testing.B, job core.ThumbnailJob, encode bool) {
 	e := newEngine(b)
 	var buf bytes.Buffer
 	b.ReportAllocs()
-	start := cpuTime()
+	start := testutil.CPUTime()
 	for b.Loop() {
 		img, err := e.Thumbnail(context.Background(), job)
 		if err != nil {
@@ -29,7 +31,7 @@ func benchJob(b *testing.B, job core.ThumbnailJob, encode bool) {
 			}
 		}
 	}
-	reportCPU(b, start)
+	testutil.ReportCPU(b, start)
 }
 
 func BenchmarkThumbnailText16x9(b *testing.B) {
@@ -49,7 +51,7 @@ func BenchmarkThumbnailTextThemes(b *testing.B) {
 		"gym workout abs", "guitar music beats", "travel japan summer", "haunted horror night",
 		"love fashion beauty", "math school lesson", "quilting with grandma"}
 	b.ReportAllocs()
-	start := cpuTime()
+	start := testutil.CPUTime()
 	i := 0
 	for b.Loop() {
 		job := core.ThumbnailJob{Model: "mdl_3", Format: core.Formats[i%3], Prompt: prompts[i%len(prompts)], Seed: uint64(i)}
@@ -58,7 +60,7 @@ func BenchmarkThumbnailTextThemes(b *testing.B) {
 		}
 		i++
 	}
-	reportCPU(b, start)
+	testutil.ReportCPU(b, start)
 }
 
 func BenchmarkThumbnailText45(b *testing.B) {
@@ -84,14 +86,14 @@ func BenchmarkJPEGEncode1280x720(b *testing.B) {
 	}
 	var buf bytes.Buffer
 	b.ReportAllocs()
-	start := cpuTime()
+	start := testutil.CPUTime()
 	for b.Loop() {
 		buf.Reset()
 		if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 88}); err != nil {
 			b.Fatal(err)
 		}
 	}
-	reportCPU(b, start)
+	testutil.ReportCPU(b, start)
 }
 
 func ycbcrScene(w, h int) *image.YCbCr {

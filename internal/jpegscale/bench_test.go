@@ -6,6 +6,8 @@ import (
 	"image/jpeg"
 	"sync"
 	"testing"
+
+	"thumbforge/internal/testutil"
 )
 
 // benchJPEG is a 4000x3000 photo-like 4:2:0 JPEG at quality 90, built once.
@@ -21,13 +23,13 @@ func BenchmarkStdlibDecode4000x3000(b *testing.B) {
 	data := benchJPEG()
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
-	start := cpuTime()
+	start := testutil.CPUTime()
 	for b.Loop() {
 		if _, err := jpeg.Decode(bytes.NewReader(data)); err != nil {
 			b.Fatal(err)
 		}
 	}
-	reportCPU(b, start)
+	testutil.ReportCPU(b, start)
 }
 
 // benchScale decodes the benchmark image at 1/d (minSide is its short side at 1/d).
@@ -39,7 +41,7 @@ func benchScale(b *testing.B, d int) {
 	}
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
-	start := cpuTime()
+	start := testutil.CPUTime()
 	for b.Loop() {
 		img, err := Decode(data, minSide)
 		if err != nil {
@@ -49,7 +51,7 @@ func benchScale(b *testing.B, d int) {
 			b.Fatalf("decoded at %v, want 1/%d", img.Bounds(), d)
 		}
 	}
-	reportCPU(b, start)
+	testutil.ReportCPU(b, start)
 }
 
 func BenchmarkDecodeScale1(b *testing.B) { benchScale(b, 1) }
