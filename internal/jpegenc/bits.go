@@ -1,0 +1,55 @@
+package jpegenc
+
+import "encoding/binary"
+
+// The entropy coder keeps pending bits right-aligned in a uint64 (fewer than
+// 32 after every put) and moves whole 32-bit words to the output, so a code
+// plus its appended magnitude bits (at most 16+11) costs one shift and one or.
+
+// put appends the low l bits of v. It is small enough to inline into the
+// block coder, which keeps acc, n and out in registers across a block.
+func put(acc uint64, n uint, out []byte, v uint64, l uint) (uint64, uint, []byte) {
+	acc = acc<<l | v
+	n += l
+	if n >= 32 {
+		n -= 32
+		out = putWord(out, uint32(acc>>n))
+	}
+	return acc, n, out
+}
+
+// putWord appends four entropy-coded bytes, stuffing a zero after each 0xFF
+// (T.81 F.1.2.3) so the decoder never mistakes data for a marker.
+func putWord(out []byte, w uint32) []byte {
+	// x has a zero byte exactly where w has 0xFF (the classic haszero test).
+	x := ^w
+	if (x-0x01010101)&^x&0x80808080 == 0 {
+		return binary.BigEndian.AppendUint32(out, w)
+	}
+	for s := 24; s >= 0; s -= 8 {
+		b := byte(w >> s)
+		out = append(out, b)
+		if b == 0xff {
+			out = append(out, 0)
+		}
+	}
+	return out
+}
+
+// finishBits pads the final partial byte with 1 bits (T.81 F.1.2.3) and
+// writes out the remaining whole bytes.
+func finishBits(acc uint64, n uint, out []byte) []byte {
+	if pad := (8 - n%8) % 8; pad > 0 {
+		acc = acc<<pad | (1<<pad - 1)
+		n += pad
+	}
+	for n >= 8 {
+		n -= 8
+		b := byte(acc >> n)
+		out = append(out, b)
+		if b == 0xff {
+			out = append(out, 0)
+		}
+	}
+	return out
+}
