@@ -3,6 +3,8 @@ package engine
 import (
 	"image"
 	"math"
+
+	"thumbforge/internal/colour"
 )
 
 // scrim darkens the pixels of region whose relative luminance exceeds lmax down to lmax
@@ -18,14 +20,14 @@ func scrim(dst *image.RGBA, region image.Rectangle, lmax float64, feather int) {
 	// already below lmax and cost three lookups.
 	var lum [3][256]int32
 	for i := range 256 {
-		lum[0][i] = int32(0.2126 * srgbToLinear[i] * 65536)
-		lum[1][i] = int32(0.7152 * srgbToLinear[i] * 65536)
-		lum[2][i] = int32(0.0722 * srgbToLinear[i] * 65536)
+		lum[0][i] = int32(0.2126 * colour.Linear(uint8(i)) * 65536)
+		lum[1][i] = int32(0.7152 * colour.Linear(uint8(i)) * 65536)
+		lum[2][i] = int32(0.0722 * colour.Linear(uint8(i)) * 65536)
 	}
 	limit := int32(lmax * 65536)
 	var lin12 [256]int32 // linear light in 1/4096 steps, the index of linearToSRGBTable
 	for i := range lin12 {
-		lin12[i] = int32(srgbToLinear[i]*4096 + 0.5)
+		lin12[i] = int32(colour.Linear(uint8(i))*4096 + 0.5)
 	}
 	f := float64(max(feather, 1))
 	outer := region.Inset(-feather).Intersect(dst.Rect)
@@ -55,9 +57,9 @@ func scrim(dst *image.RGBA, region image.Rectangle, lmax float64, feather int) {
 			// Scale linear light by k (16-bit fixed point) and map back through the
 			// 4096-entry table: integer maths for the pixels that do change.
 			k := int64((1 - w*(1-float64(limit)/float64(l))) * 65536)
-			p[0] = linearToSRGBTable[int64(lin12[p[0]])*k>>16]
-			p[1] = linearToSRGBTable[int64(lin12[p[1]])*k>>16]
-			p[2] = linearToSRGBTable[int64(lin12[p[2]])*k>>16]
+			p[0] = colour.LinearToSRGB12(int64(lin12[p[0]])*k>>16)
+			p[1] = colour.LinearToSRGB12(int64(lin12[p[1]])*k>>16)
+			p[2] = colour.LinearToSRGB12(int64(lin12[p[2]])*k>>16)
 		}
 	}
 }

@@ -3,68 +3,23 @@ package faces
 import (
 	"image"
 	"math"
+
+	"thumbforge/internal/colour"
 )
 
 // CIE Lab (D65) conversions for colour transfer: matching mean and spread in Lab moves
 // skin tone and shading separately, which RGB matching cannot.
 
-var srgbToLinear = func() (t [256]float64) {
-	for i := range t {
-		c := float64(i) / 255
-		if c <= 0.04045 {
-			t[i] = c / 12.92
-		} else {
-			t[i] = math.Pow((c+0.055)/1.055, 2.4)
-		}
-	}
-	return t
-}()
-
-const (
-	whiteX, whiteY, whiteZ = 0.95047, 1.0, 1.08883
-	labEps, labKappa       = 216.0 / 24389, 24389.0 / 27
-)
-
-func labF(t float64) float64 {
-	if t > labEps {
-		return math.Cbrt(t)
-	}
-	return (labKappa*t + 16) / 116
-}
-
-func labFInv(t float64) float64 {
-	if t3 := t * t * t; t3 > labEps {
-		return t3
-	}
-	return (116*t - 16) / labKappa
-}
-
 // toLab converts 8-bit sRGB to Lab.
 func toLab(r, g, b uint8) [3]float64 {
-	lr, lg, lb := srgbToLinear[r], srgbToLinear[g], srgbToLinear[b]
-	x := (0.4124564*lr + 0.3575761*lg + 0.1804375*lb) / whiteX
-	y := (0.2126729*lr + 0.7151522*lg + 0.0721750*lb) / whiteY
-	z := (0.0193339*lr + 0.1191920*lg + 0.9503041*lb) / whiteZ
-	fx, fy, fz := labF(x), labF(y), labF(z)
-	return [3]float64{116*fy - 16, 500 * (fx - fy), 200 * (fy - fz)}
+	l, a, bb := colour.RGBToLab(r, g, b)
+	return [3]float64{l, a, bb}
 }
 
 // fromLab converts Lab to sRGB in 0..255 (unclamped).
 func fromLab(c [3]float64) (float64, float64, float64) {
-	fy := (c[0] + 16) / 116
-	fx, fz := fy+c[1]/500, fy-c[2]/200
-	x, y, z := labFInv(fx)*whiteX, labFInv(fy)*whiteY, labFInv(fz)*whiteZ
-	lr := 3.2404542*x - 1.5371385*y - 0.4985314*z
-	lg := -0.9692660*x + 1.8760108*y + 0.0415560*z
-	lb := 0.0556434*x - 0.2040259*y + 1.0572252*z
-	return 255 * gammaEncode(lr), 255 * gammaEncode(lg), 255 * gammaEncode(lb)
-}
-
-func gammaEncode(c float64) float64 {
-	if c <= 0.0031308 {
-		return 12.92 * c
-	}
-	return 1.055*math.Pow(c, 1/2.4) - 0.055
+	lr, lg, lb := colour.LabToLinear(c[0], c[1], c[2])
+	return 255 * colour.Encode(lr), 255 * colour.Encode(lg), 255 * colour.Encode(lb)
 }
 
 // labStats are the per-channel mean and standard deviation of a region in Lab.
