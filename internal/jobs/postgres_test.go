@@ -15,8 +15,8 @@ import (
 // pgEnv names the variable holding a PostgreSQL DSN for tests (shared with the store's).
 const pgEnv = "THUMBFORGE_TEST_POSTGRES"
 
-// pgPool returns a pool on a fresh schema, dropped when t ends.
-func pgPool(t *testing.T) *pgxpool.Pool {
+// pgPool returns a pool on a fresh schema, dropped when t ends, and its DSN.
+func pgPool(t *testing.T) (*pgxpool.Pool, string) {
 	t.Helper()
 	dsn := os.Getenv(pgEnv)
 	if dsn == "" {
@@ -49,11 +49,11 @@ func pgPool(t *testing.T) *pgxpool.Pool {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	return pool
+	return pool, u.String()
 }
 
 func TestPostgresRetriesAndUniqueness(t *testing.T) {
-	pool := pgPool(t)
+	pool, _ := pgPool(t)
 	q, err := OpenPostgres(context.Background(), pool, testConfig())
 	if err != nil {
 		t.Fatal(err)

@@ -29,6 +29,14 @@ type Config struct {
 	Workers int
 	// JobTimeout bounds one attempt of a job (default 5 minutes).
 	JobTimeout time.Duration
+	// RescueAfter is how long after its start a job still marked running is taken for one
+	// whose process died, and retried (default JobTimeout + 1 minute; must exceed
+	// JobTimeout). River (v0.47) fixes the rest: its elected leader looks for such jobs
+	// when elected and every 30 s after; a dead leader is replaced within about 21 s (15 s
+	// lease, 5-6 s between bids); a rescued job waits its retry backoff and up to 5 s for
+	// River's scheduler. So a dead process's job runs again within about RescueAfter + 35 s
+	// of its start, or the leader takeover + 5 s if that comes later.
+	RescueAfter time.Duration
 	// MaxAttempts is how many times a job runs before it is given up (default 5).
 	MaxAttempts int
 	// RetryBase is the delay before the first retry; it doubles per attempt up to RetryMax
@@ -46,6 +54,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.JobTimeout <= 0 {
 		c.JobTimeout = 5 * time.Minute
+	}
+	if c.RescueAfter <= 0 {
+		c.RescueAfter = c.JobTimeout + time.Minute
 	}
 	if c.MaxAttempts <= 0 {
 		c.MaxAttempts = 5
@@ -70,6 +81,10 @@ func (c Config) Validate() error {
 	c = c.withDefaults()
 	if c.RetryMax < c.RetryBase {
 		return errors.New("jobs: RetryMax must not be shorter than RetryBase")
+	}
+	if c.RescueAfter <= c.JobTimeout {
+		// River would rescue (and run twice) jobs that are still within their deadline.
+		return fmt.Errorf("jobs: RescueAfter (%v) must be longer than JobTimeout (%v)", c.RescueAfter, c.JobTimeout)
 	}
 	return nil
 }
@@ -160,8 +175,9 @@ func newQueue[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], cfg 
 		JobTimeout:        cfg.JobTimeout,
 		FetchPollInterval: cfg.PollInterval,
 		FetchCooldown:     min(cfg.PollInterval, 100*time.Millisecond),
-		// A job still "running" this long after its deadline belonged to a dead process.
-		RescueStuckJobsAfter: cfg.JobTimeout + time.Minute,
+		// A job still "running" this long after its start, past its deadline, belonged to
+		// a dead process.
+		RescueStuckJobsAfter: cfg.RescueAfter,
 		RetryPolicy:          backoff{base: cfg.RetryBase, max: cfg.RetryMax},
 		Logger:               quiet(cfg.Logger),
 	})

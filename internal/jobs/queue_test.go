@@ -189,10 +189,37 @@ func TestBackoffDoublesAndCaps(t *testing.T) {
 }
 
 func TestConfigValidate(t *testing.T) {
-	if err := (Config{RetryBase: time.Minute, RetryMax: time.Second}).Validate(); err == nil {
-		t.Fatal("RetryMax < RetryBase accepted")
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		ok   bool
+	}{
+		{"defaults", Config{}, true},
+		{"retry max below base", Config{RetryBase: time.Minute, RetryMax: time.Second}, false},
+		{"rescue after the timeout", Config{JobTimeout: 2 * time.Minute, RescueAfter: 3 * time.Minute}, true},
+		{"rescue at the timeout", Config{JobTimeout: 2 * time.Minute, RescueAfter: 2 * time.Minute}, false},
+		{"rescue before the timeout", Config{JobTimeout: 2 * time.Minute, RescueAfter: time.Minute}, false},
+		{"rescue before the default timeout", Config{RescueAfter: time.Minute}, false},
+	} {
+		if err := tc.cfg.Validate(); (err == nil) != tc.ok {
+			t.Errorf("%s: Validate() = %v, want ok %v", tc.name, err, tc.ok)
+		}
 	}
-	if err := (Config{}).Validate(); err != nil {
-		t.Fatal(err)
+}
+
+func TestConfigRescueAfterDefault(t *testing.T) {
+	for _, tc := range []struct {
+		cfg                  Config
+		timeout, rescueAfter time.Duration
+	}{
+		{Config{}, 5 * time.Minute, 6 * time.Minute},
+		{Config{JobTimeout: 2 * time.Minute}, 2 * time.Minute, 3 * time.Minute},
+		{Config{JobTimeout: time.Second, RescueAfter: 3 * time.Second}, time.Second, 3 * time.Second},
+		{Config{RescueAfter: 10 * time.Minute}, 5 * time.Minute, 10 * time.Minute},
+	} {
+		got := tc.cfg.withDefaults()
+		if got.JobTimeout != tc.timeout || got.RescueAfter != tc.rescueAfter {
+			t.Errorf("%+v: timeout %v, rescue after %v; want %v, %v", tc.cfg, got.JobTimeout, got.RescueAfter, tc.timeout, tc.rescueAfter)
+		}
 	}
 }
