@@ -24,6 +24,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&cfg.Timeouts.Title, "title-timeout", envDuration("THUMBFORGE_TITLE_TIMEOUT", cfg.Timeouts.Title), "title stage deadline (THUMBFORGE_TITLE_TIMEOUT)")
 	fs.DurationVar(&cfg.SweepInterval, "sweep-interval", envDuration("THUMBFORGE_SWEEP_INTERVAL", cfg.SweepInterval), "how often expired outputs are deleted (THUMBFORGE_SWEEP_INTERVAL)")
 	fs.DurationVar(&cfg.LimitLeaseTTL, "limit-lease-ttl", envDuration(app.LimitLeaseTTLEnv, 0), "with PostgreSQL: how long a crashed replica's in-flight slots stay taken; 0 means 60s (THUMBFORGE_LIMIT_LEASE_TTL)")
+	fs.DurationVar(&cfg.JobTimeout, "job-timeout", envDuration("THUMBFORGE_JOB_TIMEOUT", cfg.JobTimeout), "deadline of one training job attempt (THUMBFORGE_JOB_TIMEOUT)")
+	fs.DurationVar(&cfg.JobRescueAfter, "job-rescue-after", envDuration("THUMBFORGE_JOB_RESCUE_AFTER", 0), "how long a job may stay running before it is taken for a dead replica's and retried; 0 means job timeout + 1m, must exceed the job timeout (THUMBFORGE_JOB_RESCUE_AFTER)")
 	prices := fs.String("prices", envStr("THUMBFORGE_PRICES", ""), "price overrides in credits, e.g. thumbnail.mdl_4=30,title=5 (THUMBFORGE_PRICES)")
 	fs.StringVar(&cfg.TitlesURL, "titles-url", envStr("THUMBFORGE_TITLES_URL", ""), "OpenAI-compatible chat API base URL for titles, e.g. http://127.0.0.1:11434/v1 (THUMBFORGE_TITLES_URL)")
 	fs.StringVar(&cfg.TitlesModel, "titles-model", envStr("THUMBFORGE_TITLES_MODEL", ""), "model name for the titles API (THUMBFORGE_TITLES_MODEL)")

@@ -37,6 +37,11 @@ type Config struct {
 	SweepInterval time.Duration
 	// LimitLeaseTTL is how long a crashed replica's in-flight slots stay taken (PostgreSQL only); 0 means 60 s.
 	LimitLeaseTTL time.Duration
+	// JobTimeout bounds one attempt of a training job; 0 means the queue's default.
+	JobTimeout time.Duration
+	// JobRescueAfter is how long a job may stay running before it is taken for a dead
+	// replica's and retried; 0 means JobTimeout + 1 minute. Must exceed JobTimeout.
+	JobRescueAfter time.Duration
 	// MaintenanceTTL is how long the maintenance switch is cached per process.
 	MaintenanceTTL time.Duration
 	// ShutdownTimeout bounds the wait for in-flight requests at shutdown.
@@ -58,6 +63,7 @@ func Defaults() Config {
 		Timeouts:        core.DefaultTimeouts(),
 		Prices:          core.DefaultPrices(),
 		SweepInterval:   5 * time.Minute,
+		JobTimeout:      2 * time.Minute,
 		MaintenanceTTL:  time.Second,
 		ShutdownTimeout: 30 * time.Second,
 	}

@@ -29,7 +29,10 @@ type background struct {
 // openQueue opens the persistent job queue in the app's database: River's tables beside
 // the app's in the SQLite file, or in the PostgreSQL database.
 func (a *App) openQueue(ctx context.Context) (*jobs.Queue, error) {
-	cfg := jobs.Config{Logger: a.log}
+	cfg := jobs.Config{JobTimeout: a.cfg.JobTimeout, RescueAfter: a.cfg.JobRescueAfter, Logger: a.log}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("job queue (--job-timeout %v, --job-rescue-after %v): %w", a.cfg.JobTimeout, a.cfg.JobRescueAfter, err)
+	}
 	var q *jobs.Queue
 	if a.cfg.Database != "" {
 		pool, err := pgxpool.New(ctx, a.cfg.Database)
