@@ -19,7 +19,10 @@ func put(acc uint64, n uint, out []byte, v uint64, l uint) (uint64, uint, []byte
 }
 
 // putWord appends four entropy-coded bytes, stuffing a zero after each 0xFF
-// (T.81 F.1.2.3) so the decoder never mistakes data for a marker.
+// (T.81 F.1.2.3) so the decoder never mistakes data for a marker. Kept out of
+// line so that put stays within the inlining budget.
+//
+//go:noinline
 func putWord(out []byte, w uint32) []byte {
 	// x has a zero byte exactly where w has 0xFF (the classic haszero test).
 	x := ^w

@@ -21,6 +21,7 @@ var testImages = []testImage{
 	{"gradient", true, gradient},
 	{"noise", false, noise},
 	{"edges", false, edges},
+	{"checker", false, checker},
 	{"solid", true, func(w, h int) *image.RGBA { return solid(w, h, color.RGBA{200, 40, 90, 255}) }},
 	{"white", true, func(w, h int) *image.RGBA { return solid(w, h, color.RGBA{255, 255, 255, 255}) }},
 	{"black", true, func(w, h int) *image.RGBA { return solid(w, h, color.RGBA{0, 0, 0, 255}) }},
@@ -59,6 +60,20 @@ func edges(w, h int) *image.RGBA {
 				m.SetRGBA(x, y, color.RGBA{10, 10, 20, 255})
 			case x > w/2 && y > h/2 && (x+y)%11 < 4:
 				m.SetRGBA(x, y, color.RGBA{230, 30, 30, 255})
+			}
+		}
+	}
+	return m
+}
+
+// checker alternates black and white pixels: the largest AC coefficients
+// 8-bit samples can produce, which stress the magnitude categories.
+func checker(w, h int) *image.RGBA {
+	m := solid(w, h, color.RGBA{0, 0, 0, 255})
+	for y := range h {
+		for x := range w {
+			if (x+y)%2 == 0 {
+				m.SetRGBA(x, y, color.RGBA{255, 255, 255, 255})
 			}
 		}
 	}

@@ -53,7 +53,7 @@ var pool = sync.Pool{New: func() any { return &encoder{out: make([]byte, 0, flus
 // encoded directly; other images are converted to RGBA once. Alpha is
 // ignored, as image/jpeg ignores it.
 func Encode(w io.Writer, img image.Image, quality int) error {
-	if img == nil {
+	if isNil(img) {
 		return fmt.Errorf("%w: nil image", ErrInvalid)
 	}
 	if quality < 1 || quality > 100 {
@@ -92,6 +92,22 @@ func Encode(w io.Writer, img image.Image, quality int) error {
 	}
 	e.flush()
 	return e.err
+}
+
+// isNil reports a nil interface or a nil pointer of the types Encode reads
+// directly, whose Bounds would panic.
+func isNil(img image.Image) bool {
+	switch m := img.(type) {
+	case nil:
+		return true
+	case *image.RGBA:
+		return m == nil
+	case *image.YCbCr:
+		return m == nil
+	case *image.Gray:
+		return m == nil
+	}
+	return false
 }
 
 // toRGBA converts once so the fast path can serve any image type; draw
