@@ -54,8 +54,9 @@ func BenchmarkStdlibEncode1280x720(b *testing.B) {
 	b.ReportAllocs()
 	start := cpuTime()
 	n := 0
+	cw := &countWriter{}
 	for b.Loop() {
-		cw := &countWriter{}
+		cw.n = 0
 		if err := jpeg.Encode(cw, img, &jpeg.Options{Quality: 88}); err != nil {
 			b.Fatal(err)
 		}
@@ -70,8 +71,9 @@ func BenchmarkEncode1280x720(b *testing.B) {
 	b.ReportAllocs()
 	start := cpuTime()
 	n := 0
+	cw := &countWriter{}
 	for b.Loop() {
-		cw := &countWriter{}
+		cw.n = 0
 		if err := Encode(cw, img, 88); err != nil {
 			b.Fatal(err)
 		}

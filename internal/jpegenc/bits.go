@@ -6,21 +6,9 @@ import "encoding/binary"
 // 32 after every put) and moves whole 32-bit words to the output, so a code
 // plus its appended magnitude bits (at most 16+11) costs one shift and one or.
 
-// put appends the low l bits of v. It is small enough to inline into the
-// block coder, which keeps acc, n and out in registers across a block.
-func put(acc uint64, n uint, out []byte, v uint64, l uint) (uint64, uint, []byte) {
-	acc = acc<<l | v
-	n += l
-	if n >= 32 {
-		n -= 32
-		out = putWord(out, uint32(acc>>n))
-	}
-	return acc, n, out
-}
-
 // putWord appends four entropy-coded bytes, stuffing a zero after each 0xFF
 // (T.81 F.1.2.3) so the decoder never mistakes data for a marker. Kept out of
-// line so that put stays within the inlining budget.
+// line: the common case is one compare and a 4-byte append.
 //
 //go:noinline
 func putWord(out []byte, w uint32) []byte {

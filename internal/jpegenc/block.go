@@ -22,12 +22,19 @@ func magnitude(v int32) (size uint, bitsv uint64) {
 func (e *encoder) encodeBlock(b *[64]float32, c *component) {
 	z := &e.zz
 	mask := quantize(b, c.scale, z)
+	// The bit writer's state lives in locals for the whole block; each
+	// code is "shift in, and move a word out once 32 bits are pending"
+	// (written out because a helper exceeds the inlining budget).
 	acc, n, out := e.acc, e.nbits, e.out
 
 	size, vb := magnitude(z[0] - c.pred)
 	c.pred = z[0]
 	hc := c.dc[size]
-	acc, n, out = put(acc, n, out, uint64(hc>>8)<<size|vb, uint(hc&0xff)+size)
+	acc, n = acc<<(uint(hc&0xff)+size)|uint64(hc>>8)<<size|vb, n+uint(hc&0xff)+size
+	if n >= 32 {
+		n -= 32
+		out = putWord(out, uint32(acc>>n))
+	}
 
 	ac := c.ac
 	last := 0
@@ -36,7 +43,11 @@ func (e *encoder) encodeBlock(b *[64]float32, c *component) {
 		run := k - last - 1
 		for ; run >= 16; run -= 16 {
 			zrl := ac[0xf0]
-			acc, n, out = put(acc, n, out, uint64(zrl>>8), uint(zrl&0xff))
+			acc, n = acc<<(uint(zrl&0xff))|uint64(zrl>>8), n+uint(zrl&0xff)
+			if n >= 32 {
+				n -= 32
+				out = putWord(out, uint32(acc>>n))
+			}
 		}
 		size, vb := magnitude(z[k])
 		if size > 10 {
@@ -48,12 +59,20 @@ func (e *encoder) encodeBlock(b *[64]float32, c *component) {
 			}
 		}
 		hc := ac[uint(run)<<4|size]
-		acc, n, out = put(acc, n, out, uint64(hc>>8)<<size|vb, uint(hc&0xff)+size)
+		acc, n = acc<<(uint(hc&0xff)+size)|uint64(hc>>8)<<size|vb, n+uint(hc&0xff)+size
+		if n >= 32 {
+			n -= 32
+			out = putWord(out, uint32(acc>>n))
+		}
 		last = k
 	}
 	if last != 63 {
 		eob := ac[0]
-		acc, n, out = put(acc, n, out, uint64(eob>>8), uint(eob&0xff))
+		acc, n = acc<<(uint(eob&0xff))|uint64(eob>>8), n+uint(eob&0xff)
+		if n >= 32 {
+			n -= 32
+			out = putWord(out, uint32(acc>>n))
+		}
 	}
 	e.acc, e.nbits, e.out = acc, n, out
 }
