@@ -4,18 +4,13 @@
 package cluster_test
 
 import (
-	"context"
 	"net/http"
 	"testing"
 	"time"
-
-	"github.com/google/uuid"
-
-	"thumbforge/internal/store/postgres"
 )
 
-// TestCluster starts 3 replicas once and runs the scenarios in order: the last two kill
-// replicas with SIGKILL.
+// TestCluster starts 3 replicas once and runs the scenarios in order: the last three kill
+// replicas with SIGKILL, the last one after stopping the others and starting its own.
 func TestCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts PostgreSQL-backed replicas, an S3 server and a proxy")
@@ -43,6 +38,7 @@ func TestCluster(t *testing.T) {
 		{"ConcurrentSweeps", testConcurrentSweeps},
 		{"WorkloadWithReplicaKilled", testWorkload},
 		{"CrashedReplicaSlotsExpire", testLeaseExpiry},
+		{"KilledReplicaTrainingRescued", testTrainingRescued},
 	}
 	for _, s := range steps {
 		c.t = t // helpers report to the step running them
@@ -200,25 +196,11 @@ func (c *cluster) indexOf(r *replica) int {
 // store directly.
 func (c *cluster) ledger(account string) (sum, balance int64) {
 	c.t.Helper()
-	ctx := context.Background()
-	st, err := postgres.Open(ctx, c.dsn, postgres.Options{MaxConns: 2})
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	defer st.Close()
-	id := uuid.MustParse(account)
-	rows, err := st.Ledger(ctx, id, 1_000_000)
-	if err != nil {
-		c.t.Fatal(err)
-	}
+	rows, balance := c.ledgerEntries(account)
 	for _, l := range rows {
 		sum += l.Delta
 	}
-	a, err := st.GetAccount(ctx, id)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	return sum, a.Balance
+	return sum, balance
 }
 
 // waitFor polls cond until it holds, failing after d.

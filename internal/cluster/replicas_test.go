@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -60,50 +61,74 @@ func (r *replica) alive() bool {
 // as a deployment's replicas do) and waits until each answers /readyz.
 func (c *cluster) startReplicas(n int) {
 	c.t.Helper()
+	var started []*replica
 	for range n {
-		r := &replica{addr: freeAddr(c.t), data: c.t.TempDir(), out: &lockedBuffer{}, done: make(chan struct{})}
-		r.cmd = exec.Command(c.bin, "serve", "--addr", r.addr, "--data", r.data,
-			"--database", c.dsn, "--blobs", c.blobs, "--allow-private-fetch",
-			"--limit-lease-ttl", leaseTTL.String())
-		r.cmd.Stdout, r.cmd.Stderr = r.out, r.out
-		if err := r.cmd.Start(); err != nil {
-			c.t.Fatal(err)
-		}
-		go func() { r.cmd.Wait(); close(r.done) }()
-		c.replicas = append(c.replicas, r)
+		started = append(started, c.spawn(nil))
 	}
-	c.t.Cleanup(func() {
-		for i, r := range c.replicas {
-			r.cmd.Process.Signal(syscall.SIGTERM)
-			select {
-			case <-r.done:
-			case <-time.After(10 * time.Second):
-				r.cmd.Process.Kill()
-				<-r.done
-			}
-			if c.t.Failed() {
-				c.t.Logf("replica %d (%s) output:\n%s", i, r.addr, r.out)
-			}
+	deadline := time.Now().Add(30 * time.Second)
+	for _, r := range started {
+		c.waitReady(r, deadline)
+	}
+}
+
+// spawn starts one more replica with the common flags plus extra ones, and env added to
+// the environment. It is stopped when the current test (or step) ends.
+func (c *cluster) spawn(env []string, extra ...string) *replica {
+	c.t.Helper()
+	t := c.t
+	r := &replica{addr: freeAddr(t), data: t.TempDir(), out: &lockedBuffer{}, done: make(chan struct{})}
+	args := append([]string{"serve", "--addr", r.addr, "--data", r.data,
+		"--database", c.dsn, "--blobs", c.blobs, "--allow-private-fetch",
+		"--limit-lease-ttl", leaseTTL.String()}, extra...)
+	r.cmd = exec.Command(c.bin, args...)
+	if len(env) > 0 {
+		r.cmd.Env = append(os.Environ(), env...)
+	}
+	r.cmd.Stdout, r.cmd.Stderr = r.out, r.out
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { r.cmd.Wait(); close(r.done) }()
+	c.replicas = append(c.replicas, r)
+	i := len(c.replicas) - 1
+	t.Cleanup(func() {
+		stop(r)
+		if t.Failed() {
+			t.Logf("replica %d (%s) output:\n%s", i, r.addr, r.out)
 		}
 	})
-	deadline := time.Now().Add(30 * time.Second)
-	for i, r := range c.replicas {
-		for {
-			resp, err := http.Get(r.url() + "/readyz")
-			if err == nil {
-				resp.Body.Close()
-				if resp.StatusCode == http.StatusOK {
-					break
-				}
+	return r
+}
+
+// waitReady waits until r answers /readyz, failing at deadline or if it exits.
+func (c *cluster) waitReady(r *replica, deadline time.Time) {
+	c.t.Helper()
+	for {
+		resp, err := http.Get(r.url() + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
 			}
-			if !r.alive() {
-				c.t.Fatalf("replica %d exited at start:\n%s", i, r.out)
-			}
-			if time.Now().After(deadline) {
-				c.t.Fatalf("replica %d not ready within 30s:\n%s", i, r.out)
-			}
-			time.Sleep(50 * time.Millisecond)
 		}
+		if !r.alive() {
+			c.t.Fatalf("replica %d exited at start:\n%s", c.indexOf(r), r.out)
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("replica %d not ready in time:\n%s", c.indexOf(r), r.out)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// stop ends a replica as an orchestrator does: SIGTERM, then SIGKILL after 10 s.
+func stop(r *replica) {
+	r.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-r.done:
+	case <-time.After(10 * time.Second):
+		r.cmd.Process.Kill()
+		<-r.done
 	}
 }
 

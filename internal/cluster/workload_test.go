@@ -89,8 +89,7 @@ func testWorkload(t *testing.T, c *cluster, img *images) {
 		c.awaitTrained(l, key, id)
 	}
 	// Kill a replica while thumbnails, titles and reads are in flight. Training is idle
-	// now: a job cut short on a dead replica is rescued by River only after the queue's
-	// job timeout plus a minute, beyond this test's time.
+	// now: a training cut short by a kill is KilledReplicaTrainingRescued's scenario.
 	waitFor(t, 60*time.Second, "the workload to get going", func() bool {
 		return l.count("text") >= 6 && l.count("image") >= 6 && l.count("title") >= 6
 	})
