@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -17,6 +19,7 @@ import (
 	"thumbforge/internal/engine"
 	"thumbforge/internal/faces"
 	"thumbforge/internal/inputs"
+	"thumbforge/internal/jpegenc"
 	"thumbforge/internal/jpegscale"
 	"thumbforge/internal/policy"
 	"thumbforge/internal/titles"
@@ -134,7 +137,7 @@ func (a *App) build(ctx context.Context) error {
 	svc, err := core.NewService(core.ServiceConfig{
 		Store: st, Blobs: a.Blobs, Engine: eng, Swapper: faces.NewSwapper(detector), Titler: titler,
 		Policy: pol, Images: loader, Prices: cfg.Prices, Timeouts: cfg.Timeouts, Logger: a.log,
-		Now: cfg.Now, OnCharge: a.Metrics.Charged,
+		Now: cfg.Now, OnCharge: a.Metrics.Charged, Encode: encodeOutput,
 		Jobs: queue, Training: &training.Reader{Loader: loader}, Faces: detector,
 	})
 	if err != nil {
@@ -262,4 +265,9 @@ func (a *App) sweepLoop(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// encodeOutput writes a generated image with the fast encoder, at the service's quality.
+func encodeOutput(w io.Writer, img image.Image) error {
+	return jpegenc.Encode(w, img, core.OutputQuality)
 }

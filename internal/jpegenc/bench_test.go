@@ -13,6 +13,8 @@ import (
 	"golang.org/x/image/font/gofont/gobold"
 	"golang.org/x/image/font/opentype"
 	"golang.org/x/image/math/fixed"
+
+	"thumbforge/internal/testutil"
 )
 
 // thumbnail renders a w x h frame like the service's outputs: a diagonal
@@ -52,7 +54,7 @@ var benchImage = sync.OnceValue(func() *image.RGBA { return thumbnail(&testing.B
 func BenchmarkStdlibEncode1280x720(b *testing.B) {
 	img := benchImage()
 	b.ReportAllocs()
-	start := cpuTime()
+	start := testutil.CPUTime()
 	n := 0
 	cw := &countWriter{}
 	for b.Loop() {
@@ -62,14 +64,14 @@ func BenchmarkStdlibEncode1280x720(b *testing.B) {
 		}
 		n = cw.n
 	}
-	reportCPU(b, start)
+	testutil.ReportCPU(b, start)
 	b.ReportMetric(float64(n), "bytes")
 }
 
 func BenchmarkEncode1280x720(b *testing.B) {
 	img := benchImage()
 	b.ReportAllocs()
-	start := cpuTime()
+	start := testutil.CPUTime()
 	n := 0
 	cw := &countWriter{}
 	for b.Loop() {
@@ -79,7 +81,7 @@ func BenchmarkEncode1280x720(b *testing.B) {
 		}
 		n = cw.n
 	}
-	reportCPU(b, start)
+	testutil.ReportCPU(b, start)
 	b.ReportMetric(float64(n), "bytes")
 }
 
