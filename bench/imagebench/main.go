@@ -22,6 +22,7 @@ import (
 
 	"thumbforge/internal/core"
 	"thumbforge/internal/engine"
+	"thumbforge/internal/jpegenc"
 	"thumbforge/internal/jpegscale"
 )
 
@@ -119,7 +120,7 @@ func run(args []string) error {
 			return 0, err
 		}
 		buf.Reset()
-		return dec, jpeg.Encode(&buf, img, &jpeg.Options{Quality: 88})
+		return dec, jpegenc.Encode(&buf, img, core.OutputQuality)
 	}
 	if _, err := once(); err != nil { // warm up: fonts, pools
 		return err
