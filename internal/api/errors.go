@@ -199,5 +199,7 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, v Vers
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // output links keep their "&" as is
+	_ = enc.Encode(v)
 }
