@@ -6,8 +6,10 @@ import (
 )
 
 // drawMotif decorates the background with the theme's shapes. focus is the focal point
-// opposite the headline, where radial motifs centre.
-func drawMotif(dst *image.RGBA, th theme, m motif, r *rng, focus image.Point) {
+// opposite the headline, where radial motifs centre. px is the size of an output pixel
+// on dst (0.5 when drawing at half size): sizes given in pixels, not relative to the
+// canvas, scale by it so the motif looks the same at any drawing size.
+func drawMotif(dst *image.RGBA, th theme, m motif, r *rng, focus image.Point, px float64) {
 	w, h := float64(dst.Rect.Dx()), float64(dst.Rect.Dy())
 	fx, fy := float64(focus.X), float64(focus.Y)
 	var p path
@@ -58,26 +60,26 @@ func drawMotif(dst *image.RGBA, th theme, m motif, r *rng, focus image.Point) {
 		p.poly(arrowHead(ax1, ay1, ax0, ay0, h*0.07)...)
 		p.fill(dst, th.second, 0.9)
 	case motifGrid:
-		step := h / 12
+		step, lw := h/12, 1.5*px
 		for x := math.Mod(r.rangef(0, step), step); x < w; x += step {
-			p.poly(vec{x, 0}, vec{x + 1.5, 0}, vec{x + 1.5, h}, vec{x, h})
+			p.poly(vec{x, 0}, vec{x + lw, 0}, vec{x + lw, h}, vec{x, h})
 		}
 		for y := math.Mod(r.rangef(0, step), step); y < h; y += step {
-			p.poly(vec{0, y}, vec{w, y}, vec{w, y + 1.5}, vec{0, y + 1.5})
+			p.poly(vec{0, y}, vec{w, y}, vec{w, y + lw}, vec{0, y + lw})
 		}
 		p.fill(dst, th.accent, 0.14)
 		for range 14 {
 			cx := math.Round(r.rangef(0, w)/step) * step
 			cy := math.Round(r.rangef(0, h)/step) * step
 			fillCircle(dst, cx, cy, step*0.5, th.accent, 0.45, true)
-			fillCircle(dst, cx, cy, 3, th.accent, 0.9, false)
+			fillCircle(dst, cx, cy, 3*px, th.accent, 0.9, false)
 		}
 	case motifStars:
 		for range 160 {
-			fillCircle(dst, r.rangef(0, w), r.rangef(0, h), r.rangef(0.6, 2.2), th.second, r.rangef(0.4, 1), false)
+			fillCircle(dst, r.rangef(0, w), r.rangef(0, h), r.rangef(0.6, 2.2)*px, th.second, r.rangef(0.4, 1), false)
 		}
 		for range 6 {
-			fillCircle(dst, r.rangef(0, w), r.rangef(0, h), r.rangef(8, 22), th.second, 0.35, true)
+			fillCircle(dst, r.rangef(0, w), r.rangef(0, h), r.rangef(8, 22)*px, th.second, 0.35, true)
 		}
 		fillCircle(dst, fx, fy, h*0.3, th.accent, 0.35, false)
 		fillCircle(dst, fx-h*0.06, fy-h*0.06, h*0.22, th.second, 0.18, true)
