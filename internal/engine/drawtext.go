@@ -18,6 +18,40 @@ const minContrast = 4.8 // WCAG asks 4.5; the margin absorbs antialiasing and JP
 // covers the headline's surroundings, not the whole canvas): the pixels that are text,
 // which tests use to measure contrast.
 func (e *Engine) drawHeadline(dst *image.RGBA, l textLayout, st textStyle, accent color.RGBA) *image.Alpha {
+	s := headlineScrim(l, accent, dst.Rect)
+	scrim(dst, s.region, s.lmax, s.feather)
+	return e.inkHeadline(dst, l, st, accent)
+}
+
+// scrimSpec is where and how far a headline's scrim darkens the background.
+type scrimSpec struct {
+	region  image.Rectangle
+	lmax    float64
+	feather int
+}
+
+// headlineScrim returns the scrim that gives headline l its contrast on a canvas of
+// bounds b: the background around the text goes no brighter than the darkest text
+// colour allows at minContrast.
+func headlineScrim(l textLayout, accent color.RGBA, b image.Rectangle) scrimSpec {
+	stroke := max(2, l.size/22)
+	lmin := relLuminance(255, 255, 255)
+	hi := brighten(accent, 0.6)
+	for _, ln := range l.lines {
+		if ln.highlight {
+			lmin = min(lmin, relLuminance(hi.R, hi.G, hi.B))
+		}
+	}
+	return scrimSpec{
+		region:  l.ink.Inset(-(stroke + l.size/6)).Intersect(b),
+		lmax:    (lmin+0.05)/minContrast - 0.05,
+		feather: l.size * 2 / 3,
+	}
+}
+
+// inkHeadline draws the headline's outline, shadow and text over a background already
+// scrimmed by headlineScrim, and returns the text mask.
+func (e *Engine) inkHeadline(dst *image.RGBA, l textLayout, st textStyle, accent color.RGBA) *image.Alpha {
 	white := rgb(255, 255, 255)
 	hi := brighten(accent, 0.6)
 	stroke := max(2, l.size/22)
@@ -27,13 +61,6 @@ func (e *Engine) drawHeadline(dst *image.RGBA, l textLayout, st textStyle, accen
 	for _, ln := range l.lines {
 		e.fonts.drawText(mask, l.fallback, l.size, ln.text, ln.x, ln.base)
 	}
-	lmin := relLuminance(white.R, white.G, white.B)
-	for _, ln := range l.lines {
-		if ln.highlight {
-			lmin = min(lmin, relLuminance(hi.R, hi.G, hi.B))
-		}
-	}
-	scrim(dst, region, (lmin+0.05)/minContrast-0.05, l.size*2/3)
 	outline := dilate(mask, outlineArea, stroke)
 	shadow := image.Pt(stroke, stroke+stroke/2)
 	darken(dst, outline, region, shadow)

@@ -156,20 +156,34 @@ func (e *Engine) render(ctx context.Context, p *plan, variant int, st textStyle)
 	subject := p.ref != nil || p.job.Persona != nil && len(p.job.Persona.Faces) > 0 || (p.tier >= 4 && p.job.Support != nil)
 	lay := makeLayout(p.job.Format, p.w, p.h, variant, subject)
 	r := newRNG(p.seed + uint64(variant)*0x9e37)
+	// bg is the half-size background until a step draws over it: flush upscales it into
+	// the canvas first. A headline drawn straight onto the background scrims the half-size
+	// image instead, a quarter of the pixels: sRGB to linear light is convex, so the
+	// bilinear upscale of pixels at most lmax bright stays at most lmax bright.
+	var bg *image.RGBA
+	flush := func() {
+		if bg != nil {
+			upscale2x(canvas, bg)
+			bg = nil
+		}
+	}
 	steps := []func(){
-		func() { stepBackground(canvas, p, lay, r, variant) },
+		func() { bg = stepBackground(canvas.Rect, p, lay, r, variant) },
 		func() {
 			if p.ref != nil {
+				flush()
 				blendReference(canvas, p.ref, p.weight())
 			}
 		},
 		func() {
 			if p.job.Style != nil {
+				flush()
 				applyStyle(canvas, p.job.Style)
 			}
 		},
 		func() {
 			if p.tier >= 4 && p.job.Support != nil {
+				flush()
 				c, h := lay.focus, lay.hero
 				if hasPersona(p) {
 					c, h = lay.card, lay.hero*3/4
@@ -179,11 +193,13 @@ func (e *Engine) render(ctx context.Context, p *plan, variant int, st textStyle)
 		},
 		func() {
 			if hasPersona(p) {
+				flush()
 				info.face = pasteFace(canvas, p.job.Persona.Faces[0], lay.focus, lay.hero, p.theme.accent)
 			}
 		},
 		func() {
 			if p.tier >= 4 && len(p.headline) > 0 && p.job.Format != core.Format1x1 {
+				flush()
 				drawArrow(canvas, lay, p.theme.accent)
 			}
 		},
@@ -196,8 +212,16 @@ func (e *Engine) render(ctx context.Context, p *plan, variant int, st textStyle)
 				return
 			}
 			info.text = tl
-			info.textMask = e.drawHeadline(canvas, tl, st, p.theme.accent)
+			if bg == nil {
+				info.textMask = e.drawHeadline(canvas, tl, st, p.theme.accent)
+				return
+			}
+			s := headlineScrim(tl, p.theme.accent, canvas.Rect)
+			scrim(bg, halfRect(s.region).Intersect(bg.Rect), s.lmax, s.feather/2)
+			flush()
+			info.textMask = e.inkHeadline(canvas, tl, st, p.theme.accent)
 		},
+		flush,
 	}
 	for _, s := range steps {
 		if err := ctx.Err(); err != nil {

@@ -7,13 +7,14 @@ import (
 	"sort"
 )
 
-// stepBackground paints the generated background: gradient, focal glow and motif. They
-// are drawn at half size and upscaled bilinearly: the background is soft (gradients,
-// glows, translucent shapes), so the 2x upscale changes nothing visible while the
-// rasterizing and blending cost a quarter. Everything drawn on top stays full size.
-func stepBackground(dst *image.RGBA, p *plan, lay layout, r *rng, variant int) {
+// stepBackground paints the generated background (gradient, focal glow and motif) at
+// half of dst's size and returns it, for render to upscale with upscale2x. The
+// background is soft (gradients, glows, translucent shapes), so drawing it at half size
+// changes nothing visible while the rasterizing and blending cost a quarter; everything
+// drawn on top stays full size.
+func stepBackground(dst image.Rectangle, p *plan, lay layout, r *rng, variant int) *image.RGBA {
 	th := p.theme
-	small := image.NewRGBA(image.Rect(0, 0, (dst.Rect.Dx()+1)/2, (dst.Rect.Dy()+1)/2))
+	small := image.NewRGBA(image.Rect(0, 0, (dst.Dx()+1)/2, (dst.Dy()+1)/2))
 	focus := lay.focus.Div(2)
 	gradient(small, th.top, th.bottom, th.second, focus, float64(p.h)*0.55/2, int(p.seed>>8)+variant)
 	m := th.motif
@@ -21,7 +22,13 @@ func stepBackground(dst *image.RGBA, p *plan, lay layout, r *rng, variant int) {
 		m = motif((int(m) + variant) % int(motifCount))
 	}
 	drawMotif(small, th, m, r, focus, 0.5)
-	upscale2x(dst, small)
+	return small
+}
+
+// halfRect returns the rectangle of a half-size image whose 2x bilinear upscale covers
+// every pixel of r: r halved, grown by the one neighbour each output pixel mixes in.
+func halfRect(r image.Rectangle) image.Rectangle {
+	return image.Rect(r.Min.X/2-1, r.Min.Y/2-1, (r.Max.X+1)/2+1, (r.Max.Y+1)/2+1)
 }
 
 // drawArrow draws a bold arrow from the headline toward the focal point (mdl_4 and up).
