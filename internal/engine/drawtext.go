@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/binary"
 	"image"
 	"image/color"
 )
@@ -75,36 +76,46 @@ func (e *Engine) inkHeadline(dst *image.RGBA, l textLayout, st textStyle, accent
 }
 
 // darken paints the outline black at full strength and its copy shifted by shadow at
-// 55 %, in one pass over r (the shadow first, as if drawn underneath).
+// 55 %, within r (the shadow first, as if drawn underneath). Each pass visits only the
+// span of a mask row between its first and last covered pixel, which for a headline is
+// a fraction of r; the scale factors come from 256-entry tables.
 func darken(dst *image.RGBA, outline *image.Alpha, r image.Rectangle, shadow image.Point) {
-	r = r.Intersect(dst.Rect).Intersect(outline.Rect.Union(outline.Rect.Add(shadow)))
-	ob := outline.Rect
-	row := func(y int) []uint8 { // the outline's row y as a slice indexed by x-ob.Min.X
-		if y < ob.Min.Y || y >= ob.Max.Y {
-			return nil
-		}
-		return outline.Pix[(y-ob.Min.Y)*outline.Stride : (y-ob.Min.Y)*outline.Stride+ob.Dx()]
+	var shadowKeep, outlineKeep [256]int32 // 256 * (1 - 0.55*s) and 256 * (1 - o)
+	for i := range int32(256) {
+		shadowKeep[i] = 256 - (141*i+127)/255
+		outlineKeep[i] = ((255-i)*256 + 127) / 255
 	}
+	darkenPass(dst, outline, r, shadow, &shadowKeep)
+	darkenPass(dst, outline, r, image.Point{}, &outlineKeep)
+}
+
+// darkenPass scales the pixels under mask (shifted by off) within r by keep[m]/256.
+func darkenPass(dst *image.RGBA, mask *image.Alpha, r image.Rectangle, off image.Point, keep *[256]int32) {
+	mb := mask.Rect.Add(off)
+	r = r.Intersect(dst.Rect).Intersect(mb)
 	for y := r.Min.Y; y < r.Max.Y; y++ {
-		drow := dst.Pix[dst.PixOffset(r.Min.X, y):]
-		orow, srow := row(y), row(y-shadow.Y)
-		for x := r.Min.X; x < r.Max.X; x++ {
-			var o, s int32
-			if i := x - ob.Min.X; i >= 0 && i < len(orow) {
-				o = int32(orow[i])
-			}
-			if i := x - shadow.X - ob.Min.X; i >= 0 && i < len(srow) {
-				s = int32(srow[i])
-			}
-			if o == 0 && s == 0 {
+		o := (y-mb.Min.Y)*mask.Stride + r.Min.X - mb.Min.X
+		mrow := mask.Pix[o : o+r.Dx()]
+		lo, hi := 0, len(mrow)
+		for lo < hi && mrow[lo] == 0 {
+			lo++
+		}
+		for hi > lo && mrow[hi-1] == 0 {
+			hi--
+		}
+		if lo == hi {
+			continue
+		}
+		drow := dst.Pix[dst.PixOffset(r.Min.X+lo, y) : dst.PixOffset(r.Min.X+hi, y)]
+		for x, m := range mrow[lo:hi] {
+			if m == 0 {
 				continue
 			}
-			// keep = 256 * (1 - 0.55*s) * (1 - o), both masks scaled to 0..255.
-			keep := (256 - (141*s+127)/255) * (255 - o) / 255
-			p := drow[4*(x-r.Min.X) : 4*(x-r.Min.X)+3 : 4*(x-r.Min.X)+3]
-			p[0] = uint8((int32(p[0])*keep + 128) >> 8)
-			p[1] = uint8((int32(p[1])*keep + 128) >> 8)
-			p[2] = uint8((int32(p[2])*keep + 128) >> 8)
+			k := keep[m]
+			p := drow[4*x : 4*x+3 : 4*x+3]
+			p[0] = uint8((int32(p[0])*k + 128) >> 8)
+			p[1] = uint8((int32(p[1])*k + 128) >> 8)
+			p[2] = uint8((int32(p[2])*k + 128) >> 8)
 		}
 	}
 }
@@ -195,17 +206,29 @@ func colMax(img *image.Alpha, w, h, r int) {
 	}
 	for y := range h {
 		dst := img.Pix[y*img.Stride : y*img.Stride+w]
-		a, c := right[y*w:(y+1)*w], left[(y+2*r)*w:(y+2*r+1)*w]
-		for x := range dst {
-			dst[x] = max(a[x], c[x])
-		}
+		copy(dst, right[y*w:(y+1)*w])
+		maxInto(dst, left[(y+2*r)*w:(y+2*r+1)*w])
 	}
 }
 
-// maxInto sets dst[i] = max(dst[i], src[i]).
+// maxInto sets dst[i] = max(dst[i], src[i]), eight bytes at a time: for each byte, the
+// top bit of (a|0x80) - (b&0x7f) says whether a's low seven bits reach b's, which with
+// the top bits of a and b gives a >= b; that bit spread over the byte selects a or b.
 func maxInto(dst, src []uint8) {
+	const hi, lo7 = 0x8080808080808080, 0x7f7f7f7f7f7f7f7f
 	src = src[:len(dst)]
-	for i := range dst {
+	n := len(dst) &^ 7
+	for i := 0; i < n; i += 8 {
+		a, b := binary.LittleEndian.Uint64(dst[i:]), binary.LittleEndian.Uint64(src[i:])
+		if a|b == 0 { // most of a headline's surroundings
+			continue
+		}
+		d := (a | hi) - (b & lo7)
+		ge := (a&^b | ^(a^b)&d) & hi
+		sel := ge>>7*0xff
+		binary.LittleEndian.PutUint64(dst[i:], a&sel|b&^sel)
+	}
+	for i := n; i < len(dst); i++ {
 		dst[i] = max(dst[i], src[i])
 	}
 }
