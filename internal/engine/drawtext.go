@@ -106,7 +106,7 @@ func darkenPass(dst *image.RGBA, mask *image.Alpha, r image.Rectangle, off image
 		if lo == hi {
 			continue
 		}
-		drow := dst.Pix[dst.PixOffset(r.Min.X+lo, y) : dst.PixOffset(r.Min.X+hi, y)]
+		drow := dst.Pix[dst.PixOffset(r.Min.X+lo, y):dst.PixOffset(r.Min.X+hi, y)]
 		for x, m := range mrow[lo:hi] {
 			if m == 0 {
 				continue
@@ -225,7 +225,7 @@ func maxInto(dst, src []uint8) {
 		}
 		d := (a | hi) - (b & lo7)
 		ge := (a&^b | ^(a^b)&d) & hi
-		sel := ge>>7*0xff
+		sel := ge >> 7 * 0xff
 		binary.LittleEndian.PutUint64(dst[i:], a&sel|b&^sel)
 	}
 	for i := n; i < len(dst); i++ {

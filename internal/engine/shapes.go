@@ -189,11 +189,13 @@ type raster struct {
 
 var rasterPool = sync.Pool{New: func() any { return new(raster) }}
 
-// maskBlend blends colour c with alpha ta (0..256) through mask (stride ms) over box.
+// maskBlend blends colour c with alpha ta (0..256) through mask (stride ms) over box,
+// whose pixels are opaque. The per-pixel alpha ta*m/255 is a multiply and a shift.
 func maskBlend(dst *image.RGBA, box image.Rectangle, mask []uint8, ms int, c color.RGBA, ta int32) {
 	if ta == 0 {
 		return
 	}
+	cr, cg, cb := int32(c.R), int32(c.G), int32(c.B)
 	for y := range box.Dy() {
 		row := dst.Pix[dst.PixOffset(box.Min.X, box.Min.Y+y):]
 		mrow := mask[y*ms : y*ms+box.Dx()]
@@ -203,9 +205,13 @@ func maskBlend(dst *image.RGBA, box image.Rectangle, mask []uint8, ms int, c col
 			}
 			t := ta
 			if m != 255 {
-				t = (ta*int32(m) + 127) / 255
+				t = (ta*int32(m)*257 + 1<<15) >> 16
 			}
-			blend256(row[4*x:], c, t)
+			p := row[4*x : 4*x+3 : 4*x+3]
+			p0, p1, p2 := int32(p[0]), int32(p[1]), int32(p[2])
+			p[0] = uint8(p0 + ((cr-p0)*t+128)>>8)
+			p[1] = uint8(p1 + ((cg-p1)*t+128)>>8)
+			p[2] = uint8(p2 + ((cb-p2)*t+128)>>8)
 		}
 	}
 }
