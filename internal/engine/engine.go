@@ -164,6 +164,7 @@ func (e *Engine) render(ctx context.Context, p *plan, variant int, st textStyle)
 	flush := func() {
 		if bg != nil {
 			upscale2x(canvas, bg)
+			halfPool.Put(bg)
 			bg = nil
 		}
 	}
