@@ -9,5 +9,6 @@
 // the best by the scorer (under the job's scoring deadline) and renders it at full size.
 //
 // Rendering is a list of small steps (background, reference, style, card, face, arrow,
-// headline), each checking the context between steps.
+// headline), each checking the context between steps. The generated background is
+// drawn at half size and upscaled bilinearly when the first step draws over it.
 package engine
