@@ -1,15 +1,9 @@
 package blob_test
 
 import (
-	"bytes"
 	"errors"
-	"go/build"
-	"net"
 	"net/http"
 	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,6 +12,7 @@ import (
 	"thumbforge/internal/blob"
 	"thumbforge/internal/blob/blobtest"
 	"thumbforge/internal/core"
+	"thumbforge/internal/testutil"
 )
 
 const (
@@ -26,92 +21,13 @@ const (
 	s3TestSecret = "thumbforge-test-secret-0123456789"
 )
 
-// findVersitygw looks where CI's scripts/install-versitygw.sh puts the server.
-func findVersitygw() string {
-	if p := os.Getenv("THUMBFORGE_VERSITYGW"); p != "" {
-		return p
-	}
-	if p, err := exec.LookPath("versitygw"); err == nil {
-		return p
-	}
-	for _, gopath := range filepath.SplitList(build.Default.GOPATH) {
-		p := filepath.Join(gopath, "bin", "versitygw")
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			return p
-		}
-	}
-	return ""
-}
-
-// startVersitygw runs a real S3-compatible server on a free loopback port for the test
-// and returns its endpoint. It skips the test when the server is not installed.
-func startVersitygw(t *testing.T) string {
-	t.Helper()
-	bin := findVersitygw()
-	if bin == "" {
-		t.Skip("versitygw not found: run scripts/install-versitygw.sh, or set THUMBFORGE_VERSITYGW to its path")
-	}
-	root := t.TempDir()
-	if err := os.Mkdir(filepath.Join(root, s3TestBucket), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	// Take a free port from the kernel, then hand it over; the gap is tiny and loopback-only.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-
-	var out bytes.Buffer
-	cmd := exec.Command(bin, "--port", addr, "posix", root)
-	cmd.Env = append(os.Environ(), "ROOT_ACCESS_KEY="+s3TestAccess, "ROOT_SECRET_KEY="+s3TestSecret)
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", bin, err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-exited
-		if t.Failed() {
-			t.Logf("versitygw output:\n%s", out.String())
-		}
-	})
-	endpoint := "http://" + addr
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		// Any HTTP answer (403 to an unsigned request) means it is serving.
-		resp, err := http.Get(endpoint + "/")
-		if err == nil {
-			resp.Body.Close()
-			return endpoint
-		}
-		select {
-		case err := <-exited:
-			t.Fatalf("versitygw exited early: %v\n%s", err, out.String())
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("versitygw did not answer on %s within 15s:\n%s", endpoint, out.String())
-		}
-	}
-}
-
-func s3URL(endpoint, bucket, secret string) string {
-	q := url.Values{
-		"endpoint": {endpoint}, "region": {"us-east-1"}, "use_path_style": {"true"},
-		"disable_https": {"true"}, "access_key": {s3TestAccess}, "secret_key": {secret},
-	}
-	return "s3://" + bucket + "?" + q.Encode()
-}
+func s3URL(s3 *testutil.S3, bucket, secret string) string { return s3.BlobsURL(bucket, secret) }
 
 func TestS3Store(t *testing.T) {
 	start := time.Now()
-	endpoint := startVersitygw(t)
+	s3 := testutil.StartS3(t, s3TestAccess, s3TestSecret, s3TestBucket)
 	t.Logf("versitygw ready in %v", time.Since(start).Round(time.Millisecond))
-	store, err := blob.NewS3Store(t.Context(), s3URL(endpoint, s3TestBucket, s3TestSecret))
+	store, err := blob.NewS3Store(t.Context(), s3URL(s3, s3TestBucket, s3TestSecret))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +36,7 @@ func TestS3Store(t *testing.T) {
 		if err := store.Ping(t.Context()); err != nil {
 			t.Fatal(err)
 		}
-		missing, _ := blob.NewS3Store(t.Context(), s3URL(endpoint, "no-such-bucket", s3TestSecret))
+		missing, _ := blob.NewS3Store(t.Context(), s3URL(s3, "no-such-bucket", s3TestSecret))
 		if err := missing.Ping(t.Context()); err == nil {
 			t.Fatal("Ping of a missing bucket = nil")
 		}
@@ -129,7 +45,7 @@ func TestS3Store(t *testing.T) {
 		}
 	})
 	t.Run("WrongSecret", func(t *testing.T) {
-		bad, _ := blob.NewS3Store(t.Context(), s3URL(endpoint, s3TestBucket, "not-the-secret"))
+		bad, _ := blob.NewS3Store(t.Context(), s3URL(s3, s3TestBucket, "not-the-secret"))
 		if err := bad.Put(t.Context(), "x.jpg", []byte("x"), "image/jpeg"); err == nil {
 			t.Fatal("Put with a wrong secret succeeded: the server is not checking signatures")
 		}
@@ -153,7 +69,7 @@ func TestS3Store(t *testing.T) {
 		if got := pu.Query().Get("X-Amz-Expires"); got != "3600" {
 			t.Errorf("X-Amz-Expires = %s, want 3600", got)
 		}
-		if !strings.HasPrefix(u, endpoint+"/"+s3TestBucket+"/a.jpg?") {
+		if !strings.HasPrefix(u, s3.Endpoint+"/"+s3TestBucket+"/a.jpg?") {
 			t.Errorf("URL %s is not path-style on the endpoint", u)
 		}
 	})

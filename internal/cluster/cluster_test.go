@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"thumbforge/internal/testutil"
 )
 
 // TestCluster starts 3 replicas once and runs the scenarios in order: the last three kill
@@ -22,7 +24,7 @@ func TestCluster(t *testing.T) {
 	}}
 	c.dsn = freshDatabase(t)
 	c.blobs, c.bucketDir = startS3(t)
-	c.bin = buildBinary(t)
+	c.bin = testutil.Thumbforge(t)
 	t.Logf("setup (database, S3 server, build) took %v", time.Since(began).Round(time.Millisecond))
 	c.startReplicas(3)
 	c.startProxy()

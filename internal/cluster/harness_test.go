@@ -6,19 +6,16 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"go/build"
-	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
+
+	"thumbforge/internal/testutil"
 )
 
 // The S3 test server's credentials and bucket; loopback only.
@@ -30,114 +27,12 @@ const (
 	dsnEnv = "THUMBFORGE_TEST_POSTGRES"
 )
 
-// lockedBuffer collects a child process's output; the test reads it on failure.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-// buildBinary builds cmd/thumbforge once into the test's temp dir.
-func buildBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "thumbforge")
-	cmd := exec.Command("go", "build", "-o", bin, "thumbforge/cmd/thumbforge")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
-// findVersitygw looks where scripts/install-versitygw.sh puts the server.
-func findVersitygw() string {
-	if p := os.Getenv("THUMBFORGE_VERSITYGW"); p != "" {
-		return p
-	}
-	if p, err := exec.LookPath("versitygw"); err == nil {
-		return p
-	}
-	for _, gopath := range filepath.SplitList(build.Default.GOPATH) {
-		p := filepath.Join(gopath, "bin", "versitygw")
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			return p
-		}
-	}
-	return ""
-}
-
 // startS3 runs versitygw on loopback with a posix backend and returns the s3:// URL of
 // the bucket and the bucket's directory (each object is a file under it).
 func startS3(t *testing.T) (blobsURL, bucketDir string) {
 	t.Helper()
-	bin := findVersitygw()
-	if bin == "" {
-		t.Skip("versitygw not found: run scripts/install-versitygw.sh, or set THUMBFORGE_VERSITYGW to its path")
-	}
-	root := t.TempDir()
-	bucketDir = filepath.Join(root, bucket)
-	if err := os.Mkdir(bucketDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	addr := freeAddr(t)
-	out := &lockedBuffer{}
-	cmd := exec.Command(bin, "--port", addr, "posix", root)
-	cmd.Env = append(os.Environ(), "ROOT_ACCESS_KEY="+s3Access, "ROOT_SECRET_KEY="+s3Secret)
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", bin, err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-exited
-		if t.Failed() {
-			t.Logf("versitygw output:\n%s", out)
-		}
-	})
-	endpoint := "http://" + addr
-	for deadline := time.Now().Add(15 * time.Second); ; {
-		// Any HTTP answer (403 to an unsigned request) means it is serving.
-		if resp, err := http.Get(endpoint + "/"); err == nil {
-			resp.Body.Close()
-			break
-		}
-		select {
-		case err := <-exited:
-			t.Fatalf("versitygw exited early: %v\n%s", err, out)
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("versitygw did not answer on %s within 15s", endpoint)
-		}
-	}
-	q := url.Values{
-		"endpoint": {endpoint}, "region": {"us-east-1"}, "use_path_style": {"true"},
-		"disable_https": {"true"}, "access_key": {s3Access}, "secret_key": {s3Secret},
-	}
-	return "s3://" + bucket + "?" + q.Encode(), bucketDir
+	s3 := testutil.StartS3(t, s3Access, s3Secret, bucket)
+	return s3.BlobsURL(bucket, s3Secret), filepath.Join(s3.Root, bucket)
 }
 
 // freshDatabase creates a database for this run on the server named by

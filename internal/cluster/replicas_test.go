@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"thumbforge/internal/testutil"
 )
 
 // leaseTTL is the replicas' lease TTL: how long a killed replica's slots stay taken.
@@ -41,7 +43,7 @@ type replica struct {
 	addr string
 	data string
 	cmd  *exec.Cmd
-	out  *lockedBuffer
+	out  *testutil.SyncBuffer
 	done chan struct{}
 }
 
@@ -76,7 +78,7 @@ func (c *cluster) startReplicas(n int) {
 func (c *cluster) spawn(env []string, extra ...string) *replica {
 	c.t.Helper()
 	t := c.t
-	r := &replica{addr: freeAddr(t), data: t.TempDir(), out: &lockedBuffer{}, done: make(chan struct{})}
+	r := &replica{addr: testutil.FreeAddr(t), data: t.TempDir(), out: &testutil.SyncBuffer{}, done: make(chan struct{})}
 	args := append([]string{"serve", "--addr", r.addr, "--data", r.data,
 		"--database", c.dsn, "--blobs", c.blobs, "--allow-private-fetch",
 		"--limit-lease-ttl", leaseTTL.String()}, extra...)
