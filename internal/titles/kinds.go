@@ -100,7 +100,7 @@ var topics = []struct {
 }{
 	{"gaming", set("game games gaming gameplay minecraft fortnite roblox gta zelda mario valorant playstation ps5 xbox nintendo steam boss speedrun esports")},
 	{"cooking", set("recipe recipes cook cooking bake baking bread pasta pizza dinner breakfast lunch dessert chicken meal sourdough cake soup ramen curry")},
-	{"tech", set("iphone android laptop laptops phone phones pc gpu cpu ai chatgpt app apps software code coding programming python javascript tech gadget gadgets camera samsung apple macbook")},
+	{"tech", set("iphone android laptop laptops phone phones pc gpu cpu ai chatgpt app apps software code coding programming python javascript tech gadget gadgets camera samsung apple macbook keyboard keyboards mouse headphones earbuds monitor tablet console")},
 	{"travel", set("travel trip vlog city country japan tokyo kyoto paris italy hotel flight beach island backpacking itinerary road")},
 	{"finance", set("money invest investing stocks stock crypto bitcoin budget budgeting savings save debt income tax taxes etf retirement finance salary")},
 	{"fitness", set("workout workouts gym fitness muscle abs cardio running run marathon yoga hiit weight protein squat training")},
