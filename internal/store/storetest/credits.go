@@ -2,7 +2,6 @@ package storetest
 
 import (
 	"errors"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -114,29 +113,7 @@ func testReserveChargeRelease(e *env) {
 func testReserveRace(e *env) {
 	t := e.t
 	a := e.account(10, 0)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	ok, insufficient := 0, 0
-	var other []error
-	for range 50 {
-		wg.Go(func() {
-			_, err := e.s.Reserve(e.ctx, a.ID, 1, "score")
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case err == nil:
-				ok++
-			case errors.Is(err, core.ErrInsufficient):
-				insufficient++
-			default:
-				other = append(other, err)
-			}
-		})
-	}
-	wg.Wait()
-	if len(other) > 0 {
-		t.Fatalf("unexpected errors: %v", other)
-	}
+	ok, insufficient := reserveMany(e, a.ID, 50, core.ErrInsufficient)
 	if ok != 10 || insufficient != 40 {
 		t.Fatalf("%d reservations succeeded and %d were refused, want 10 and 40", ok, insufficient)
 	}

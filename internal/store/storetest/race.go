@@ -4,28 +4,27 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/google/uuid"
+
 	"thumbforge/internal/core"
 )
 
-// testTopUpRace: concurrent reservations on an empty account with smart balance open
-// exactly one invoice; its top-up serves as many as it covers, the rest are blocked by it.
-func testTopUpRace(e *env) {
-	t := e.t
-	a := e.account(0, 10)
+// reserveMany runs n concurrent reservations of 1 credit and counts the successes and the
+// refusals with want; any other error fails the test.
+func reserveMany(e *env, account uuid.UUID, n int, want error) (ok, refused int) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
-	ok, blocked := 0, 0
 	var other []error
-	for range 20 {
+	for range n {
 		wg.Go(func() {
-			_, err := e.s.Reserve(e.ctx, a.ID, 1, "score")
+			_, err := e.s.Reserve(e.ctx, account, 1, "score")
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
 			case err == nil:
 				ok++
-			case errors.Is(err, core.ErrPaymentFailed):
-				blocked++
+			case errors.Is(err, want):
+				refused++
 			default:
 				other = append(other, err)
 			}
@@ -33,8 +32,17 @@ func testTopUpRace(e *env) {
 	}
 	wg.Wait()
 	if len(other) > 0 {
-		t.Fatalf("unexpected errors: %v", other)
+		e.t.Fatalf("unexpected errors: %v", other)
 	}
+	return ok, refused
+}
+
+// testTopUpRace: concurrent reservations on an empty account with smart balance open
+// exactly one invoice; its top-up serves as many as it covers, the rest are blocked by it.
+func testTopUpRace(e *env) {
+	t := e.t
+	a := e.account(0, 10)
+	ok, blocked := reserveMany(e, a.ID, 20, core.ErrPaymentFailed)
 	inv, err := e.s.Invoices(e.ctx, a.ID)
 	must(t, err)
 	if len(inv) != 1 || ok != 10 || blocked != 10 {
