@@ -125,12 +125,7 @@ func (a *App) build(ctx context.Context) error {
 	}
 
 	a.Metrics = api.NewMetrics()
-	unlock, err := lockStartup(ctx, st) // startup.go: replicas migrate the queue one at a time
-	if err != nil {
-		return err
-	}
 	queue, err := a.openQueue(ctx)
-	unlock()
 	if err != nil {
 		return err
 	}

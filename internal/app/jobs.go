@@ -7,12 +7,11 @@ import (
 	"os"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"thumbforge/internal/core"
 	"thumbforge/internal/faces"
 	"thumbforge/internal/inputs"
 	"thumbforge/internal/jobs"
+	"thumbforge/internal/store/postgres"
 	"thumbforge/internal/training"
 )
 
@@ -34,21 +33,15 @@ func (a *App) openQueue(ctx context.Context) (*jobs.Queue, error) {
 		return nil, fmt.Errorf("job queue (--job-timeout %v, --job-rescue-after %v): %w", a.cfg.JobTimeout, a.cfg.JobRescueAfter, err)
 	}
 	var q *jobs.Queue
-	if a.cfg.Database != "" {
-		pool, err := pgxpool.New(ctx, a.cfg.Database)
-		if err != nil {
-			return nil, fmt.Errorf("job queue: %w", err)
-		}
-		if q, err = jobs.OpenPostgres(ctx, pool, cfg); err != nil {
-			pool.Close()
-			return nil, err
-		}
-		a.closers = append(a.closers, func() error { pool.Close(); return nil })
+	var err error
+	if pg, ok := a.Store.(*postgres.Store); ok {
+		// The queue shares the store's pool: the store leaves a quarter of it to pgx users.
+		q, err = jobs.OpenPostgres(ctx, pg.Pool(), cfg)
 	} else {
-		var err error
-		if q, err = jobs.OpenSQLite(ctx, a.cfg.SQLitePath(), cfg); err != nil {
-			return nil, err
-		}
+		q, err = jobs.OpenSQLite(ctx, a.cfg.SQLitePath(), cfg)
+	}
+	if err != nil {
+		return nil, err
 	}
 	a.closers = append(a.closers, q.Close)
 	a.work.queue = q

@@ -54,5 +54,21 @@ func OpenPostgres(ctx context.Context, pool *pgxpool.Pool, cfg Config) (*Queue, 
 	if pool == nil {
 		return nil, fmt.Errorf("jobs: no PostgreSQL pool")
 	}
+	// Replicas started together would race to create River's tables: migrate under a
+	// session advisory lock, held on one connection (a dead process's session, and its
+	// lock, end with it).
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("jobs: migration lock: %w", err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(hashtext('thumbforge.jobs.migrate'))`); err != nil {
+		return nil, fmt.Errorf("jobs: migration lock: %w", err)
+	}
+	defer func() {
+		if _, err := conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(hashtext('thumbforge.jobs.migrate'))`); err != nil {
+			conn.Conn().Close(context.Background()) // closing the session drops the lock
+		}
+	}()
 	return newQueue(ctx, riverpgxv5.New(pool), cfg)
 }
