@@ -169,14 +169,17 @@ func (a *App) ready(ctx context.Context) error {
 // Start listens on ln (or cfg.Addr when ln is nil) and serves in the background, with
 // the periodic sweeps.
 func (a *App) Start(ln net.Listener) error {
+	if err := a.startJobs(context.Background()); err != nil {
+		if ln != nil {
+			ln.Close()
+		}
+		return err
+	}
 	if ln == nil {
 		var err error
 		if ln, err = net.Listen("tcp", a.cfg.Addr); err != nil {
-			return err
+			return errors.Join(err, a.stopJobs(context.Background()))
 		}
-	}
-	if err := a.startJobs(context.Background()); err != nil {
-		return err
 	}
 	a.addr = ln.Addr().String()
 	a.srv = &http.Server{
