@@ -78,33 +78,16 @@ func imageList(b *body, field string, items []string, check func(string) string,
 	return refs
 }
 
-// v2CreateCustomPath serves POST /v2/custom/style and /v2/custom/persona. They share the
-// pattern of /v2/custom/{id}: ServeMux refuses a literal segment beside a wildcard one
-// when the two are registered with different methods.
-func (s *Server) v2CreateCustomPath(w http.ResponseWriter, r *http.Request) error {
-	switch mode := core.Mode(r.PathValue("id")); mode {
-	case core.ModeStyle, core.ModePersona:
-		return s.v2CreateCustom(w, r, mode)
-	}
-	w.Header().Set("Allow", "GET, DELETE, PATCH")
-	return core.E(core.CodeNotFound, "No route %s %s.", r.Method, r.URL.Path)
-}
-
-func (s *Server) v2CreateCustom(w http.ResponseWriter, r *http.Request, mode core.Mode) error {
-	b, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	p, err := decodeCustomV2(b, mode)
-	if err != nil {
-		return err
-	}
-	m, err := s.svc.CreateCustom(r.Context(), principal(r), p)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, createdV2{ID: m.ID.String(), RequestID: core.RequestID(r.Context())})
-	return nil
+// v2CreateCustom serves POST /v2/custom/style and /v2/custom/persona.
+func (s *Server) v2CreateCustom(mode core.Mode) handlerFunc {
+	decode := func(b *body) (core.CustomParams, error) { return decodeCustomV2(b, mode) }
+	return serveJSON(decode, func(r *http.Request, p core.CustomParams) (any, error) {
+		m, err := s.svc.CreateCustom(r.Context(), principal(r), p)
+		if err != nil {
+			return nil, err
+		}
+		return createdV2{ID: m.ID.String(), RequestID: core.RequestID(r.Context())}, nil
+	})
 }
 
 func (s *Server) v2GetCustom(w http.ResponseWriter, r *http.Request) error {

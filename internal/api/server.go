@@ -86,7 +86,8 @@ func (s *Server) apiRoutes() []route {
 		{"POST", "/v1/edit", V1, serveJSON(decodeV1Edit, s.editV1)},
 		{"POST", "/v1/title", V1, serveJSON(decodeV1Title, s.titleV1)},
 		{"POST", "/v1/faceswap", V1, serveJSON(decodeV1FaceSwap, s.faceSwapV1)},
-		{"POST", "/v2/custom/{id}", V2, s.v2CreateCustomPath}, // /v2/custom/style and /v2/custom/persona
+		{"POST", "/v2/custom/style", V2, s.v2CreateCustom(core.ModeStyle)},
+		{"POST", "/v2/custom/persona", V2, s.v2CreateCustom(core.ModePersona)},
 		{"GET", "/v2/custom/{id}", V2, s.v2GetCustom},
 		{"DELETE", "/v2/custom/{id}", V2, s.v2DeleteCustom},
 		{"PATCH", "/v2/custom/{id}", V2, s.v2PatchCustom},
@@ -97,22 +98,17 @@ func (s *Server) apiRoutes() []route {
 	}
 }
 
-// routes builds the mux: API routes, wrong methods and unknown paths answered in each
+// routes builds the mux: API routes, unknown paths and wrong methods answered in each
 // version's shape, and the operational endpoints.
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
-	allowed := map[string][]string{}
 	for _, rt := range s.apiRoutes() {
 		pattern := rt.method + " " + rt.path
 		mux.Handle(pattern, s.api(pattern, rt.version, rt.handler))
-		allowed[rt.path] = append(allowed[rt.path], rt.method)
 	}
-	for path, methods := range allowed {
-		mux.Handle(path, s.wrongMethod(versionOf(path), methods))
-	}
-	mux.Handle("/v1/", s.notFound(V1))
-	mux.Handle("/v2/", s.notFound(V2))
-	mux.Handle("/", s.notFound(V2))
+	mux.Handle("/v1/", s.notFound(mux, V1))
+	mux.Handle("/v2/", s.notFound(mux, V2))
+	mux.Handle("/", s.notFound(mux, V2))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
@@ -137,18 +133,31 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 }
 
-func (s *Server) notFound(v Version) http.Handler {
+// notFound answers a request no route took. When the path is a route for other methods,
+// it says so and names them in the Allow header; the code is NOT_FOUND either way (the
+// code table has no method code).
+func (s *Server) notFound(mux *http.ServeMux, v Version) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, r, s.log, v, core.E(core.CodeNotFound, "No route %s %s.", r.Method, r.URL.Path))
+		allow := allowedMethods(mux, r)
+		if len(allow) == 0 {
+			writeError(w, r, s.log, v, core.E(core.CodeNotFound, "No route %s %s.", r.Method, r.URL.Path))
+			return
+		}
+		methods := strings.Join(allow, ", ")
+		w.Header().Set("Allow", methods)
+		writeError(w, r, s.log, v, core.E(core.CodeNotFound, "%s %s is not a route; this path accepts %s.", r.Method, r.URL.Path, methods))
 	})
 }
 
-// wrongMethod answers a known path with an unsupported method: NOT_FOUND in the version's
-// shape (the code table has no method code), with the Allow header naming the methods.
-func (s *Server) wrongMethod(v Version, methods []string) http.Handler {
-	allow := strings.Join(methods, ", ")
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Allow", allow)
-		writeError(w, r, s.log, v, core.E(core.CodeNotFound, "%s %s is not a route; this path accepts %s.", r.Method, r.URL.Path, allow))
-	})
+// allowedMethods lists the methods the mux routes r's path for.
+func allowedMethods(mux *http.ServeMux, r *http.Request) []string {
+	var allow []string
+	for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := mux.Handler(probe); strings.HasPrefix(pattern, m+" ") {
+			allow = append(allow, m)
+		}
+	}
+	return allow
 }

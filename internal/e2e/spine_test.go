@@ -312,6 +312,15 @@ func TestUnknownRoutesAndMethods(t *testing.T) {
 			t.Fatal("no X-Request-Id")
 		}
 	}
+	allow := map[string]string{
+		"/v2/thumbnail/text": "POST", "/v1/thumbnail": "POST", "/v2/custom/style": "GET, POST, PATCH, DELETE", // {id} also matches "style"
+		"/v2/custom/0190a000-0000-7000-8000-000000000000": "GET, PATCH, DELETE", "/v2/nope": "",
+	}
+	for path, want := range allow {
+		if r := e.do("PUT", path, e.Key, nil); r.Status != 404 || r.Header.Get("Allow") != want {
+			t.Errorf("PUT %s: %d, Allow %q, want %q", path, r.Status, r.Header.Get("Allow"), want)
+		}
+	}
 }
 
 func TestValidationReportsEveryProblem(t *testing.T) {
