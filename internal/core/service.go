@@ -236,5 +236,3 @@ func (s *Service) SweepOutputs(ctx context.Context) (int, error) {
 		}
 	}
 }
-
-func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }

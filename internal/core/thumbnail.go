@@ -1,6 +1,7 @@
 package core
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -154,7 +155,7 @@ func (s *Service) personaAssets(ctx context.Context, m *CustomModel) (*PersonaAs
 		if err != nil {
 			return nil, Wrap(CodeInternal, err, "Internal error.")
 		}
-		img, _, err := image.Decode(bytesReader(data))
+		img, _, err := image.Decode(bytes.NewReader(data))
 		if err != nil {
 			return nil, Wrap(CodeInternal, err, "Internal error.")
 		}
