@@ -19,24 +19,31 @@ var (
 
 func supportsSupport(model string) bool { return model == "mdl_4" || model == "mdl_4_5" }
 
+// modelAndFormat reads the required v2 model and format; it reports whether the model
+// is a known one (rules that depend on it are checked only then).
+func (b *body) modelAndFormat(p *core.ThumbnailParams) bool {
+	model, ok := b.required("model")
+	if ok {
+		ok = b.oneOf("model", model, v2Models...)
+	}
+	p.Model = model
+	if f, fok := b.required("format"); fok && b.oneOf("format", f, formatStr...) {
+		p.Format = core.Format(f)
+	}
+	return ok
+}
+
 // decodeThumbnailImage validates a POST /v2/thumbnail/image body.
 func decodeThumbnailImage(b *body) (core.ThumbnailParams, error) {
 	var p core.ThumbnailParams
-	model, okModel := b.required("model")
-	if okModel {
-		okModel = b.oneOf("model", model, v2Models...)
-	}
-	p.Model = model
-	if f, ok := b.required("format"); ok && b.oneOf("format", f, formatStr...) {
-		p.Format = core.Format(f)
-	}
+	okModel := b.modelAndFormat(&p)
 	p.Reference = b.imageRef("image_url", "image_base64", true, true, true)
 	if s, ok := b.str("prompt"); ok {
 		b.checkPrompt("prompt", s)
 		p.Prompt = s
 	}
 	p.Support = b.imageRef("support_image_url", "support_image_base64", false, false, true)
-	if !p.Support.Empty() && okModel && !supportsSupport(model) {
+	if !p.Support.Empty() && okModel && !supportsSupport(p.Model) {
 		b.problem(p.Support.Field, "support images are only available with mdl_4 and mdl_4_5")
 	}
 	p.Weight = core.WeightMedium
@@ -61,14 +68,7 @@ func decodeThumbnailText(b *body) (core.ThumbnailParams, error) {
 		b.checkPrompt("prompt", s)
 		p.Prompt = s
 	}
-	model, okModel := b.required("model")
-	if okModel {
-		okModel = b.oneOf("model", model, v2Models...)
-	}
-	p.Model = model
-	if f, ok := b.required("format"); ok && b.oneOf("format", f, formatStr...) {
-		p.Format = core.Format(f)
-	}
+	okModel := b.modelAndFormat(&p)
 	p.Support = b.imageRef("support_image_url", "support_image_base64", false, false, true)
 	p.Weight = core.WeightMedium
 	p.PersonaID = b.optionalID("persona")
@@ -76,10 +76,10 @@ func decodeThumbnailText(b *body) (core.ThumbnailParams, error) {
 	if err := b.finish(); err != nil {
 		return p, err
 	}
-	if !p.Support.Empty() && okModel && !supportsSupport(model) {
+	if !p.Support.Empty() && okModel && !supportsSupport(p.Model) {
 		return p, &core.Error{Code: core.CodeSupportNotSupported,
 			Message: "Support images are only available with mdl_4 and mdl_4_5.",
-			Details: []core.Detail{{Field: p.Support.Field, Message: "not supported by " + model}}}
+			Details: []core.Detail{{Field: p.Support.Field, Message: "not supported by " + p.Model}}}
 	}
 	return p, nil
 }
