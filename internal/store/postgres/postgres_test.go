@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -133,32 +132,9 @@ func TestLimiterConfig(t *testing.T) {
 // TestConcurrentOpen: replicas starting at once on one schema migrate it exactly once.
 func TestConcurrentOpen(t *testing.T) {
 	dsn := schemaDSN(t)
-	var wg sync.WaitGroup
-	errs := make(chan error, 4)
-	for range 4 {
-		wg.Go(func() {
-			s, err := postgres.Open(context.Background(), dsn, postgres.Options{MaxConns: 2})
-			if err == nil {
-				err = s.Close()
-			}
-			errs <- err
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	s := open(t, dsn, nil)
-	var n int
-	if err := s.DB().QueryRow(`SELECT COUNT(*) FROM schema_migrations`).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	if n != 1 {
-		t.Fatalf("%d migrations recorded, want 1", n)
-	}
+	storetest.RunConcurrentOpen(t, func() (storetest.DBStore, error) {
+		return postgres.Open(context.Background(), dsn, postgres.Options{MaxConns: 2})
+	})
 }
 
 func TestOpenHidesDSN(t *testing.T) {

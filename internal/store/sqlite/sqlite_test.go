@@ -3,7 +3,6 @@ package sqlite_test
 import (
 	"context"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,36 +25,9 @@ func TestConformance(t *testing.T) {
 // TestConcurrentOpen: processes starting at once on one file migrate it exactly once.
 func TestConcurrentOpen(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "thumbforge.db")
-	var wg sync.WaitGroup
-	errs := make(chan error, 4)
-	for range 4 {
-		wg.Go(func() {
-			s, err := sqlite.Open(context.Background(), path, sqlite.Options{})
-			if err == nil {
-				err = s.Close()
-			}
-			errs <- err
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	s, err := sqlite.Open(context.Background(), path, sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	var n int
-	if err := s.DB().QueryRow(`SELECT COUNT(*) FROM schema_migrations`).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	if n != 1 {
-		t.Fatalf("%d migrations recorded, want 1", n)
-	}
+	storetest.RunConcurrentOpen(t, func() (storetest.DBStore, error) {
+		return sqlite.Open(context.Background(), path, sqlite.Options{})
+	})
 }
 
 func TestOpenRejectsBadPath(t *testing.T) {
