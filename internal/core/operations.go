@@ -33,12 +33,7 @@ func (s *Service) Edit(ctx context.Context, p Principal, in EditParams) (string,
 		if job.Mask, err = s.loadOptional(ctx, in.Mask); err != nil {
 			return err
 		}
-		img, err := withStage(ctx, s.cfg.Timeouts.Generation, CodeGenerationTimeout, "Generation timed out.",
-			func(ctx context.Context) (image.Image, error) { return s.cfg.Engine.Edit(ctx, job) })
-		if err != nil {
-			return err
-		}
-		url, err = s.storeOutput(ctx, p, img)
+		url, err = s.generate(ctx, p, func(ctx context.Context) (image.Image, error) { return s.cfg.Engine.Edit(ctx, job) })
 		return err
 	})
 	return url, err
@@ -71,8 +66,7 @@ func (s *Service) FaceSwap(ctx context.Context, p Principal, in FaceSwapParams) 
 		if job.Mask, err = s.loadOptional(ctx, in.Mask); err != nil {
 			return err
 		}
-		img, err := withStage(ctx, s.cfg.Timeouts.Generation, CodeGenerationTimeout, "Generation timed out.",
-			func(ctx context.Context) (image.Image, error) { return s.cfg.Swapper.FaceSwap(ctx, job) })
+		url, err = s.generate(ctx, p, func(ctx context.Context) (image.Image, error) { return s.cfg.Swapper.FaceSwap(ctx, job) })
 		switch {
 		case errors.Is(err, ErrNoTargetFace):
 			return &Error{Code: CodeInvalidImage, Message: "No face was found in the target image.", Err: err,
@@ -80,10 +74,7 @@ func (s *Service) FaceSwap(ctx context.Context, p Principal, in FaceSwapParams) 
 		case errors.Is(err, ErrNoSourceFace):
 			return &Error{Code: CodeInvalidImage, Message: "No face was found in the face image.", Err: err,
 				Details: []Detail{{Field: in.Face.Field, Message: "no detectable face"}}}
-		case err != nil:
-			return err
 		}
-		url, err = s.storeOutput(ctx, p, img)
 		return err
 	})
 	return url, err

@@ -189,7 +189,17 @@ func withStage[T any](ctx context.Context, d time.Duration, code Code, msg strin
 	return v, err
 }
 
-// store encodes img as JPEG, stores it as an output and returns its signed URL.
+// generate runs render under the generation deadline and stores its image as an output,
+// returning the output's signed URL.
+func (s *Service) generate(ctx context.Context, p Principal, render func(context.Context) (image.Image, error)) (string, error) {
+	img, err := withStage(ctx, s.cfg.Timeouts.Generation, CodeGenerationTimeout, "Generation timed out.", render)
+	if err != nil {
+		return "", err
+	}
+	return s.storeOutput(ctx, p, img)
+}
+
+// storeOutput encodes img as JPEG, stores it as an output and returns its signed URL.
 func (s *Service) storeOutput(ctx context.Context, p Principal, img image.Image) (string, error) {
 	var buf bytes.Buffer
 	buf.Grow(256 << 10)

@@ -61,14 +61,7 @@ func (s *Service) Thumbnail(ctx context.Context, p Principal, in ThumbnailParams
 		if job.Support, err = s.loadOptional(ctx, in.Support); err != nil {
 			return err
 		}
-		img, err := withStage(ctx, s.cfg.Timeouts.Generation, CodeGenerationTimeout,
-			"Generation timed out.", func(ctx context.Context) (image.Image, error) {
-				return s.cfg.Engine.Thumbnail(ctx, job)
-			})
-		if err != nil {
-			return err
-		}
-		url, err = s.storeOutput(ctx, p, img)
+		url, err = s.generate(ctx, p, func(ctx context.Context) (image.Image, error) { return s.cfg.Engine.Thumbnail(ctx, job) })
 		return err
 	})
 	return url, err
