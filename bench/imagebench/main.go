@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"thumbforge/internal/core"
-	"thumbforge/internal/engine"
+	"thumbforge/internal/engines/builtin"
 	"thumbforge/internal/jpegenc"
 	"thumbforge/internal/jpegscale"
 )
@@ -103,7 +103,7 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	eng, err := engine.New(engine.Config{})
+	eng, err := builtin.New(builtin.Config{})
 	if err != nil {
 		return err
 	}

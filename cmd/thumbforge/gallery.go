@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"thumbforge/internal/engine"
+	"thumbforge/internal/engines/builtin"
 	"thumbforge/internal/faces"
 	"thumbforge/internal/gallery"
 )
@@ -24,7 +24,7 @@ func runGallery(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	eng, err := engine.New(engine.Config{Faces: det})
+	eng, err := builtin.New(builtin.Config{Faces: det})
 	if err != nil {
 		return err
 	}

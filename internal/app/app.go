@@ -16,7 +16,7 @@ import (
 	"thumbforge/internal/api"
 	"thumbforge/internal/blob"
 	"thumbforge/internal/core"
-	"thumbforge/internal/engine"
+	"thumbforge/internal/engines/builtin"
 	"thumbforge/internal/faces"
 	"thumbforge/internal/inputs"
 	"thumbforge/internal/jpegenc"
@@ -101,7 +101,7 @@ func (a *App) build(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("face detector: %w", err)
 	}
-	eng, err := engine.New(engine.Config{Faces: detector})
+	eng, err := builtin.New(builtin.Config{Faces: detector})
 	if err != nil {
 		return fmt.Errorf("engine: %w", err)
 	}

@@ -13,11 +13,11 @@ import (
 	"path/filepath"
 
 	"thumbforge/internal/core"
-	"thumbforge/internal/engine"
+	"thumbforge/internal/engines/builtin"
 )
 
 // Render writes the gallery's JPEG files (quality 88) into outDir and returns their paths.
-func Render(ctx context.Context, eng *engine.Engine, outDir string) ([]string, error) {
+func Render(ctx context.Context, eng *builtin.Engine, outDir string) ([]string, error) {
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return nil, err
 	}

@@ -6,11 +6,11 @@ import (
 	"os"
 	"testing"
 
-	"thumbforge/internal/engine"
+	"thumbforge/internal/engines/builtin"
 )
 
 func TestRenderWritesDecodableJPEGs(t *testing.T) {
-	eng, err := engine.New(engine.Config{})
+	eng, err := builtin.New(builtin.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

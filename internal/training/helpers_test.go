@@ -18,7 +18,7 @@ import (
 
 	"thumbforge/internal/blob"
 	"thumbforge/internal/core"
-	"thumbforge/internal/engine"
+	"thumbforge/internal/engines/builtin"
 	"thumbforge/internal/faces"
 	"thumbforge/internal/inputs"
 	"thumbforge/internal/store/sqlite"
@@ -63,7 +63,7 @@ func newEnv(t *testing.T, credits int64) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng, err := engine.New(engine.Config{Faces: det})
+	eng, err := builtin.New(builtin.Config{Faces: det})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"golang.org/x/image/draw"
 
 	"thumbforge/internal/core"
-	"thumbforge/internal/engine"
+	"thumbforge/internal/engines/builtin"
 )
 
 // PaletteSize is how many dominant colours a style keeps.
@@ -51,7 +51,7 @@ func learnStyle(imgs []image.Image) core.StyleParams {
 	var sumSq [3]float64
 	n := float64(len(imgs))
 	for _, img := range imgs {
-		mean, std := engine.LabStats(img)
+		mean, std := builtin.LabStats(img)
 		for i := range 3 {
 			sp.LabMean[i] += mean[i] / n
 			sumSq[i] += (std[i]*std[i] + mean[i]*mean[i]) / n
@@ -65,7 +65,7 @@ func learnStyle(imgs []image.Image) core.StyleParams {
 		// Pooled deviation: within-image spread plus the spread between image means.
 		sp.LabStd[i] = math.Sqrt(math.Max(0, sumSq[i]-sp.LabMean[i]*sp.LabMean[i]))
 	}
-	sp.Palette = engine.Palette(mosaic(imgs, 96), PaletteSize)
+	sp.Palette = builtin.Palette(mosaic(imgs, 96), PaletteSize)
 	return sp
 }
 
