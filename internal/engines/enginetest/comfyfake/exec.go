@@ -181,7 +181,7 @@ func (e *execution) sample(id string, in map[string]any) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if e.f.shots.Take(faultFail) {
+	if e.f.Take(Fail) {
 		return nil, &execError{"RuntimeError", "CUDA error: out of memory (injected by the fake)"}
 	}
 	steps := intArg(in, "steps")

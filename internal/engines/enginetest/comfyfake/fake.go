@@ -24,38 +24,24 @@ type Config struct {
 	Token string
 }
 
-// Fault names armed with Fake.Arm.
+// Faults a test can arm with Fake.Arm.
 const (
-	faultBusy    = "busy"    // POST /prompt answers 429 with Retry-After: 1
-	faultFail    = "fail"    // the next KSampler raises: the prompt ends in execution_error
-	faultDrop    = "drop"    // POST /prompt answers 200 but the prompt never runs nor reaches history
-	faultLose    = "lose"    // POST /prompt queues the prompt, then drops the connection unanswered
-	faultHang    = "hang"    // the next sampler never finishes until interrupted
-	faultDown    = "down"    // every route answers 502, as a proxy in front of a dead backend
-	faultStallWS = "stallws" // sockets stop receiving events (the connection stays open)
-)
-
-// Fault is a failure a test arms on the fake.
-type Fault string
-
-// Faults a test can arm.
-const (
-	Busy    Fault = faultBusy
-	Fail    Fault = faultFail
-	Drop    Fault = faultDrop
-	Lose    Fault = faultLose
-	Hang    Fault = faultHang
-	Down    Fault = faultDown
-	StallWS Fault = faultStallWS
+	Busy    fakekit.Fault = "busy"    // POST /prompt answers 429 with Retry-After: 1
+	Fail    fakekit.Fault = "fail"    // the next KSampler raises: the prompt ends in execution_error
+	Drop    fakekit.Fault = "drop"    // POST /prompt answers 200 but the prompt never runs nor reaches history
+	Lose    fakekit.Fault = "lose"    // POST /prompt queues the prompt, then drops the connection unanswered
+	Hang    fakekit.Fault = "hang"    // a sampler never finishes until interrupted
+	Down    fakekit.Fault = "down"    // every route answers 502, as a proxy in front of a dead backend
+	StallWS fakekit.Fault = "stallws" // sockets stop receiving events (the connection stays open)
 )
 
 // Fake is a ComfyUI server for tests.
 type Fake struct {
-	cfg     Config
-	classes map[string]*nodeClass
-	log     fakekit.Log
-	shots   fakekit.Shots
-	handler http.Handler
+	cfg           Config
+	classes       map[string]*nodeClass
+	fakekit.Log   // Requests, Count
+	fakekit.Shots // Arm
+	handler       http.Handler
 
 	mu         sync.Mutex
 	wake       *sync.Cond
@@ -117,7 +103,7 @@ func New(cfg Config) (*Fake, error) {
 	f := &Fake{cfg: cfg, classes: cls, history: map[string]map[string]any{}, files: map[string][]byte{},
 		counters: map[string]int{}, sockets: map[*socket]bool{}, stepDelay: cfg.StepDelay, done: make(chan struct{})}
 	f.wake = sync.NewCond(&f.mu)
-	f.handler = f.log.Wrap(f.routes())
+	f.handler = f.Wrap(f.routes())
 	go f.worker()
 	return f, nil
 }
@@ -133,13 +119,7 @@ func Serve(t interface {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(f)
-	t.Cleanup(func() {
-		f.Close()
-		srv.CloseClientConnections()
-		srv.Close()
-	})
-	return f, srv
+	return f, fakekit.Start(t, f, f.Close)
 }
 
 // ServeHTTP answers one request.
@@ -156,21 +136,12 @@ func (f *Fake) Close() {
 	f.mu.Unlock()
 }
 
-// Arm makes the next n occasions fail with fault (n < 0: always, 0: never again).
-func (f *Fake) Arm(fault Fault, n int) { f.shots.Arm(string(fault), n) }
-
 // SetStepDelay changes how long each sampler step takes.
 func (f *Fake) SetStepDelay(d time.Duration) {
 	f.mu.Lock()
 	f.stepDelay = d
 	f.mu.Unlock()
 }
-
-// Requests returns every request received, oldest first.
-func (f *Fake) Requests() []fakekit.Request { return f.log.Requests() }
-
-// Count returns how many requests had this method and path.
-func (f *Fake) Count(method, path string) int { return f.log.Count(method, path) }
 
 // Interrupts returns the POST /interrupt calls received.
 func (f *Fake) Interrupts() []Interrupt {
@@ -224,7 +195,7 @@ func (f *Fake) enqueue(it *queueItem) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.prompts = append(f.prompts, Prompt{ID: it.id, ClientID: it.clientID, Graph: it.prompt})
-	if f.shots.Take(faultDrop) {
+	if f.Take(Drop) {
 		return
 	}
 	it.seq = len(f.prompts)
@@ -320,7 +291,7 @@ func (f *Fake) step() error {
 	f.mu.Lock()
 	d := f.stepDelay
 	f.mu.Unlock()
-	if f.shots.Take(faultHang) {
+	if f.Take(Hang) {
 		for !f.interrupted() {
 			time.Sleep(5 * time.Millisecond)
 		}

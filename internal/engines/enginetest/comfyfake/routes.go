@@ -27,17 +27,13 @@ func (f *Fake) routes() http.Handler {
 		mux.HandleFunc("GET "+prefix+"/object_info/{class}", f.objectInfo)
 		mux.HandleFunc("GET "+prefix+"/ws", f.serveWS)
 	}
-	return f.guard(mux)
+	return f.Unless(Down, f.guard(mux))
 }
 
-// guard applies, in order: the down fault, the Bearer token of an authenticating proxy,
+// guard applies the Bearer token of an authenticating proxy,
 // and ComfyUI's origin_only_middleware (an Origin naming another host is refused).
 func (f *Fake) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if f.shots.Take(faultDown) {
-			http.Error(w, "502 Bad Gateway", http.StatusBadGateway)
-			return
-		}
 		if f.cfg.Token != "" {
 			got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
 			if subtle.ConstantTimeCompare([]byte(got), []byte(f.cfg.Token)) != 1 {
@@ -61,7 +57,7 @@ var canonicalUUID = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-
 
 // postPrompt validates and queues a graph.
 func (f *Fake) postPrompt(w http.ResponseWriter, r *http.Request) {
-	if f.shots.Take(faultBusy) {
+	if f.Take(Busy) {
 		w.Header().Set("Retry-After", "1")
 		writeJSON(w, http.StatusTooManyRequests, map[string]any{"error": "queue is full"})
 		return
@@ -127,7 +123,7 @@ func (f *Fake) postPrompt(w http.ResponseWriter, r *http.Request) {
 	}
 	it := &queueItem{number: number, id: id, prompt: raw, extraData: extra, outputs: good, graph: g, values: v.values, clientID: clientID}
 	f.enqueue(it)
-	if f.shots.Take(faultLose) {
+	if f.Take(Lose) {
 		if hj, ok := w.(http.Hijacker); ok {
 			if conn, _, err := hj.Hijack(); err == nil {
 				conn.Close()
@@ -279,7 +275,7 @@ func (f *Fake) broadcastStatusLocked() {
 
 // event sends an execution event to the socket of the prompt's client (broadcast=False).
 func (f *Fake) event(it *queueItem, typ string, data map[string]any) {
-	if it.clientID == "" || f.shots.Take(faultStallWS) {
+	if it.clientID == "" || f.Take(StallWS) {
 		return
 	}
 	f.mu.Lock()

@@ -12,9 +12,9 @@ func TestValidationMatchesComfyUI(t *testing.T) {
 	type want struct {
 		top     string  // error.type
 		details *string // error.details, when checked
-		node    string // node id expected in node_errors
-		errType string // its first error's type
-		errText string // its first error's details
+		node    string  // node id expected in node_errors
+		errType string  // its first error's type
+		errText string  // its first error's details
 	}
 	loadImage := func(name string) map[string]any {
 		g := txt2img(t, nil)

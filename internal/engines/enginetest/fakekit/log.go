@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"sync"
 )
 
@@ -53,25 +54,28 @@ func (l *Log) Count(method, path string) int {
 	return n
 }
 
-// Shots are named one-shot faults: a test arms a name n times, the fake takes one each
-// time it could fail that way.
+// Fault names a failure a fake can simulate.
+type Fault string
+
+// Shots are one-shot faults: a test arms a fault n times, the fake takes one each time it
+// could fail that way.
 type Shots struct {
 	mu sync.Mutex
-	n  map[string]int
+	n  map[Fault]int
 }
 
-// Arm makes the next n Takes of name succeed; a negative n arms it for good, 0 disarms.
-func (s *Shots) Arm(name string, n int) {
+// Arm makes the next n occasions fail with fault (n < 0: always, 0: never again).
+func (s *Shots) Arm(name Fault, n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.n == nil {
-		s.n = map[string]int{}
+		s.n = map[Fault]int{}
 	}
 	s.n[name] = n
 }
 
-// Take reports whether the fault name is armed, using up one shot.
-func (s *Shots) Take(name string) bool {
+// Take reports whether the fault is armed, using up one shot.
+func (s *Shots) Take(name Fault) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch n := s.n[name]; {
@@ -83,4 +87,28 @@ func (s *Shots) Take(name string) bool {
 		s.n[name] = n - 1
 		return true
 	}
+}
+
+// Start serves a fake on a loopback port until the test ends, calling stop first (to end
+// hangs) and then closing every connection.
+func Start(t interface{ Cleanup(func()) }, h http.Handler, stop func()) *httptest.Server {
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() {
+		stop()
+		srv.CloseClientConnections()
+		srv.Close()
+	})
+	return srv
+}
+
+// Unless answers 502, as a proxy in front of a dead backend does, while fault is armed,
+// and hands every other request to next.
+func (s *Shots) Unless(fault Fault, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.Take(fault) {
+			http.Error(w, "502 Bad Gateway", http.StatusBadGateway)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }

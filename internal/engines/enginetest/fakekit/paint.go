@@ -8,6 +8,7 @@ import (
 	"image/draw"
 	"image/png"
 	"math"
+	"math/rand/v2"
 )
 
 // Hash mixes strings into a seed; a separator keeps ("ab","c") apart from ("a","bc").
@@ -20,30 +21,17 @@ func Hash(parts ...string) uint64 {
 	return h.Sum64()
 }
 
-// rng is splitmix64: pictures depend on the seed only.
-type rng struct{ s uint64 }
-
-func (r *rng) next() uint64 {
-	r.s += 0x9e3779b97f4a7c15
-	z := r.s
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
-}
-
-func (r *rng) float() float64 { return float64(r.next()>>11) / (1 << 53) }
-
-func (r *rng) colour() color.RGBA {
-	return color.RGBA{uint8(30 + r.next()%200), uint8(30 + r.next()%200), uint8(30 + r.next()%200), 255}
+func colour(r *rand.Rand) color.RGBA {
+	return color.RGBA{uint8(30 + r.IntN(200)), uint8(30 + r.IntN(200)), uint8(30 + r.IntN(200)), 255}
 }
 
 // Scene paints the picture a model would return for seed and prompt at w x h: a
 // gradient with soft discs and bars whose colours and places follow (seed, prompt), so
 // equal requests give equal pixels and different prompts visibly different ones.
 func Scene(seed uint64, prompt string, w, h int) *image.RGBA {
-	r := &rng{s: seed ^ Hash(prompt)}
+	r := rand.New(rand.NewPCG(seed, Hash(prompt))) // pictures depend on seed and prompt only
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	top, bottom := r.colour(), r.colour()
+	top, bottom := colour(r), colour(r)
 	for y := 0; y < h; y++ {
 		t := float64(y) / float64(max(h-1, 1))
 		c := color.RGBA{lerp8(top.R, bottom.R, t), lerp8(top.G, bottom.G, t), lerp8(top.B, bottom.B, t), 255}
@@ -53,14 +41,14 @@ func Scene(seed uint64, prompt string, w, h int) *image.RGBA {
 		}
 	}
 	for i := 0; i < 3; i++ {
-		bar := image.Rect(0, int(r.float()*float64(h)), w, 0).Canon()
-		bar.Max.Y = bar.Min.Y + 1 + int(r.float()*float64(h)/8)
-		draw.Draw(img, bar, image.NewUniform(r.colour()), image.Point{}, draw.Src)
+		bar := image.Rect(0, int(r.Float64()*float64(h)), w, 0).Canon()
+		bar.Max.Y = bar.Min.Y + 1 + int(r.Float64()*float64(h)/8)
+		draw.Draw(img, bar, image.NewUniform(colour(r)), image.Point{}, draw.Src)
 	}
 	for i := 0; i < 7; i++ {
-		cx, cy := r.float()*float64(w), r.float()*float64(h)
-		rad := (0.05 + 0.2*r.float()) * float64(min(w, h))
-		disc(img, cx, cy, rad, r.colour())
+		cx, cy := r.Float64()*float64(w), r.Float64()*float64(h)
+		rad := (0.05 + 0.2*r.Float64()) * float64(min(w, h))
+		disc(img, cx, cy, rad, colour(r))
 	}
 	return img
 }
@@ -81,7 +69,9 @@ func disc(img *image.RGBA, cx, cy, rad float64, c color.RGBA) {
 	}
 }
 
-func lerp8(a, b uint8, t float64) uint8 { return uint8(math.Round(float64(a) + (float64(b)-float64(a))*t)) }
+func lerp8(a, b uint8, t float64) uint8 {
+	return uint8(math.Round(float64(a) + (float64(b)-float64(a))*t))
+}
 
 // Blend is what sampling does to a starting picture: it moves base toward gen by
 // strength (0 keeps base, 1 is gen), only where mask is at least half white (nil mask:

@@ -29,15 +29,12 @@ type Config struct {
 	Flavor string
 }
 
-// Fault is a failure a test arms on the fake.
-type Fault string
-
-// Faults a test can arm.
+// Faults a test can arm with Fake.Arm.
 const (
-	Busy Fault = "busy" // a generation answers 429 with Retry-After: 1
-	Fail Fault = "fail" // a generation answers 500 in the server's error shape
-	Hang Fault = "hang" // a generation never finishes until interrupted (or the fake closes)
-	Down Fault = "down" // every route answers 502, as a proxy in front of a dead backend
+	Busy fakekit.Fault = "busy" // a generation answers 429 with Retry-After: 1
+	Fail fakekit.Fault = "fail" // a generation answers 500 in the server's error shape
+	Hang fakekit.Fault = "hang" // a generation never finishes until interrupted (or the fake closes)
+	Down fakekit.Fault = "down" // every route answers 502, as a proxy in front of a dead backend
 )
 
 // Interrupt is a POST /sdapi/v1/interrupt the fake received.
@@ -47,11 +44,11 @@ type Interrupt struct {
 
 // Fake is an sdapi server for tests.
 type Fake struct {
-	cfg     Config
-	log     fakekit.Log
-	shots   fakekit.Shots
-	handler http.Handler
-	lock    sync.Mutex // A1111's queue_lock: one generation at a time
+	cfg           Config
+	fakekit.Log   // Requests, Count
+	fakekit.Shots // Arm
+	handler       http.Handler
+	lock          sync.Mutex // A1111's queue_lock: one generation at a time
 
 	mu          sync.Mutex
 	current     string // running task id
@@ -73,7 +70,7 @@ func New(cfg Config) *Fake {
 		cfg.Flavor = "a1111"
 	}
 	f := &Fake{cfg: cfg, pending: map[string]bool{}, closed: make(chan struct{})}
-	f.handler = f.log.Wrap(f.routes())
+	f.handler = f.Wrap(f.routes())
 	return f
 }
 
@@ -84,13 +81,7 @@ func Serve(t interface {
 }, cfg Config) (*Fake, *httptest.Server) {
 	t.Helper()
 	f := New(cfg)
-	srv := httptest.NewServer(f)
-	t.Cleanup(func() {
-		f.Close()
-		srv.CloseClientConnections()
-		srv.Close()
-	})
-	return f, srv
+	return f, fakekit.Start(t, f, f.Close)
 }
 
 // ServeHTTP answers one request.
@@ -98,15 +89,6 @@ func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) { f.handler.Ser
 
 // Close ends hangs so a test can stop the server.
 func (f *Fake) Close() { f.closeOnce.Do(func() { close(f.closed) }) }
-
-// Arm makes the next n occasions fail with fault (n < 0: always, 0: never again).
-func (f *Fake) Arm(fault Fault, n int) { f.shots.Arm(string(fault), n) }
-
-// Requests returns every request received, oldest first.
-func (f *Fake) Requests() []fakekit.Request { return f.log.Requests() }
-
-// Count returns how many requests had this method and path.
-func (f *Fake) Count(method, path string) int { return f.log.Count(method, path) }
 
 // Interrupts returns the interrupts received.
 func (f *Fake) Interrupts() []Interrupt {
@@ -133,16 +115,12 @@ func (f *Fake) routes() http.Handler {
 		mux.HandleFunc("GET /sdapi/v1/progress", f.progress)
 		mux.HandleFunc("POST /internal/progress", f.taskProgress)
 	}
-	return f.guard(mux)
+	return f.Unless(Down, f.guard(mux))
 }
 
-// guard applies the down fault and Basic auth.
+// guard applies Basic auth.
 func (f *Fake) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if f.shots.Take(string(Down)) {
-			http.Error(w, "502 Bad Gateway", http.StatusBadGateway)
-			return
-		}
 		if f.cfg.Auth != "" {
 			user, pass, ok := r.BasicAuth()
 			if !ok || subtle.ConstantTimeCompare([]byte(user+":"+pass), []byte(f.cfg.Auth)) != 1 {
@@ -185,7 +163,7 @@ func (f *Fake) generate(w http.ResponseWriter, r *http.Request, img2img bool) {
 		f.fail(w, err.status, "HTTPException", err.detail)
 		return
 	}
-	if f.shots.Take(string(Busy)) {
+	if f.Take(Busy) {
 		w.Header().Set("Retry-After", "1")
 		f.fail(w, http.StatusTooManyRequests, "HTTPException", "job queue is full")
 		return
@@ -211,7 +189,7 @@ func (f *Fake) generate(w http.ResponseWriter, r *http.Request, img2img bool) {
 		f.mu.Unlock()
 	}()
 
-	if f.shots.Take(string(Fail)) {
+	if f.Take(Fail) {
 		f.fail(w, http.StatusInternalServerError, "RuntimeError", "CUDA error: out of memory (injected by the fake)")
 		return
 	}
@@ -240,7 +218,7 @@ func (f *Fake) sample(r *http.Request, steps int) int {
 	f.mu.Lock()
 	delay := f.cfg.StepDelay
 	f.mu.Unlock()
-	hang := f.shots.Take(string(Hang))
+	hang := f.Take(Hang)
 	for i := 1; i <= steps; i++ {
 		for hang && !f.isInterrupted() {
 			select {
