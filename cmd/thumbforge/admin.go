@@ -48,7 +48,7 @@ func admin(ctx context.Context, group string, args []string, stdout io.Writer) e
 		}
 		return err
 	}
-	if len(pos) == 0 {
+	if len(pos) == 0 && group != "admin-token" {
 		return fmt.Errorf("missing subcommand (see thumbforge help)")
 	}
 	c.pos = pos
@@ -65,6 +65,8 @@ func admin(ctx context.Context, group string, args []string, stdout io.Writer) e
 		return c.creditsCmd()
 	case "billing":
 		return c.billing()
+	case "admin-token":
+		return c.adminToken()
 	default:
 		return c.maintenance()
 	}

@@ -166,3 +166,19 @@ func (c *adminCmd) maintenance() error {
 	}
 	return fmt.Errorf("unknown maintenance subcommand %q", c.pos[0])
 }
+
+// adminToken makes a new admin token for the /admin console, stores only its hash (which
+// revokes the previous token) and prints it, once.
+func (c *adminCmd) adminToken() error {
+	if len(c.pos) > 0 {
+		return fmt.Errorf("admin-token takes no arguments, got %q", c.pos[0])
+	}
+	token, err := core.NewAdminToken()
+	if err != nil {
+		return err
+	}
+	if err := c.st.SetAdminTokenHash(c.ctx, core.HashKey(token)); err != nil {
+		return err
+	}
+	return c.print(map[string]string{"admin_token": token}, token)
+}

@@ -20,6 +20,7 @@ Usage:
   thumbforge credits add --account ID --amount N | show --account ID | ledger --account ID
   thumbforge billing invoices --account ID | settle INVOICE paid|failed
   thumbforge maintenance on|off|status
+  thumbforge admin-token                   print a new token for the /admin console (revokes the previous one)
   thumbforge gallery --out DIR             render a fixed set of sample thumbnails
 
 Every admin command takes --data DIR (or THUMBFORGE_DATA), --database URL (or
@@ -42,7 +43,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "serve":
 		err = serve(ctx, args[1:], stdout, stderr)
-	case "accounts", "keys", "credits", "billing", "maintenance":
+	case "accounts", "keys", "credits", "billing", "maintenance", "admin-token":
 		err = admin(ctx, args[0], args[1:], stdout)
 	case "gallery":
 		err = runGallery(ctx, args[1:], stdout)

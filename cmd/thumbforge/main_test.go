@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"thumbforge/internal/app"
+	"thumbforge/internal/core"
 )
 
 // cli runs a command line in-process and returns stdout, stderr and the exit code.
@@ -128,5 +131,37 @@ func TestAdminErrors(t *testing.T) {
 		if c == 0 || strings.TrimSpace(e) == "" {
 			t.Errorf("%v: exit %d, stderr %q", args, c, e)
 		}
+	}
+}
+
+func TestAdminTokenCommand(t *testing.T) {
+	dir := t.TempDir()
+	d := "--data=" + dir
+	first, errs, code := cli(t, "admin-token", d)
+	first = strings.TrimSpace(first)
+	if code != 0 || !strings.HasPrefix(first, "tfadm_") || len(first) != len("tfadm_")+40 {
+		t.Fatalf("admin-token printed %q (%d, %s)", first, code, errs)
+	}
+	out, _, code := cli(t, "admin-token", d, "--json")
+	var v struct {
+		AdminToken string `json:"admin_token"`
+	}
+	mustJSON(t, out, &v)
+	if code != 0 || v.AdminToken == first || !strings.HasPrefix(v.AdminToken, "tfadm_") {
+		t.Fatalf("second token %q after %q", v.AdminToken, first)
+	}
+	// Only the latest token's hash is stored.
+	cfg := app.Defaults()
+	cfg.DataDir = dir
+	st, err := app.OpenStore(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if h, err := st.AdminTokenHash(context.Background()); err != nil || !bytes.Equal(h, core.HashKey(v.AdminToken)) {
+		t.Fatalf("stored hash %x (%v), want the second token's", h, err)
+	}
+	if _, errs, code := cli(t, "admin-token", "extra", d); code == 0 || !strings.Contains(errs, "no arguments") {
+		t.Fatalf("extra argument accepted: %d %s", code, errs)
 	}
 }

@@ -24,6 +24,7 @@ var statusOf = map[core.Code]int{
 	core.CodeInvalidAPIKey:       http.StatusUnauthorized,
 	core.CodeAPIKeyInactive:      http.StatusUnauthorized,
 	core.CodeAPIKeyDeleted:       http.StatusUnauthorized,
+	core.CodeAdminToken:          http.StatusUnauthorized,
 	core.CodeInsufficientCredits: http.StatusPaymentRequired,
 	core.CodeSmartBalanceFailed:  http.StatusPaymentRequired,
 	core.CodeAPIAccessNotEnabled: http.StatusForbidden,

@@ -108,7 +108,11 @@ func (s *Server) api(route string, v Version, h handlerFunc) http.Handler {
 			s.metrics.requests.WithLabelValues(route, strconv.Itoa(rec.status)).Inc()
 			s.metrics.latency.WithLabelValues(route).Observe(time.Since(start).Seconds())
 		}()
-		if err := s.serveAPI(rec, r, h); err != nil {
+		serve := s.serveAPI
+		if v == Admin {
+			serve = s.serveAdmin
+		}
+		if err := serve(rec, r, h); err != nil {
 			if rec.status != 0 {
 				return // the handler already answered
 			}
@@ -143,6 +147,15 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, h handlerFunc)
 	}
 	defer release()
 	r = r.WithContext(context.WithValue(r.Context(), principalKey{}, p))
+	return h(w, r)
+}
+
+// serveAdmin runs an operator's request: the admin token, and nothing else in the way.
+func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request, h handlerFunc) error {
+	if err := s.adminAuth(r); err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", "no-store")
 	return h(w, r)
 }
 

@@ -95,6 +95,15 @@ func (s *Server) apiRoutes() []route {
 		{"POST", "/v1/style", V1, s.v1CreateStyle},
 		{"GET", "/v1/persona", V1, s.v1GetPersona},
 		{"GET", "/v1/style", V1, s.v1GetStyle},
+		{"GET", "/admin/api/accounts", Admin, s.adminListAccounts},
+		{"POST", "/admin/api/accounts", Admin, s.adminCreateAccount},
+		{"PATCH", "/admin/api/accounts/{id}", Admin, s.adminUpdateAccount},
+		{"POST", "/admin/api/accounts/{id}/credits", Admin, s.adminGrant},
+		{"GET", "/admin/api/accounts/{id}/keys", Admin, s.adminListKeys},
+		{"POST", "/admin/api/accounts/{id}/keys", Admin, s.adminCreateKey},
+		{"PATCH", "/admin/api/keys/{id}", Admin, s.adminSetKeyStatus},
+		{"GET", "/admin/api/maintenance", Admin, s.adminGetMaintenance},
+		{"PUT", "/admin/api/maintenance", Admin, s.adminSetMaintenance},
 	}
 }
 
@@ -108,6 +117,7 @@ func (s *Server) routes() http.Handler {
 	}
 	mux.Handle("/v1/", s.notFound(mux, V1))
 	mux.Handle("/v2/", s.notFound(mux, V2))
+	mux.Handle("/admin/api/", s.notFound(mux, Admin))
 	mux.Handle("/", s.notFound(mux, V2))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})

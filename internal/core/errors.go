@@ -44,9 +44,11 @@ const (
 	CodeScoringTimeout      Code = "SCORING_TIMEOUT"
 	CodeTitleTimeout        Code = "TITLE_TIMEOUT"
 	CodeTooManyRequests     Code = "TOO_MANY_REQUESTS"
+	// CodeAdminToken is thumbforge's own: an /admin/api request without the valid admin token.
+	CodeAdminToken Code = "INVALID_ADMIN_TOKEN"
 )
 
-// AllCodes lists every version 2 code, in SPEC.md order.
+// AllCodes lists every version 2 code, in SPEC.md order, then thumbforge's own.
 var AllCodes = []Code{
 	CodeValidation, CodeInvalidPersona, CodeInvalidStyle, CodeInvalidAmount, CodeContentPolicy,
 	CodeCannotDeleteProc, CodeSupportNotSupported, CodeImageTooLarge, CodeMissingAPIKey,
@@ -55,6 +57,7 @@ var AllCodes = []Code{
 	CodeNotFound, CodeNameReserved, CodeNameAlreadyExists, CodeConflict, CodeGenerationRejected,
 	CodeCancelled, CodeGenerationFailed, CodeInvalidImage, CodeInternal, CodeMaintenance,
 	CodeGenerationTimeout, CodeScoringTimeout, CodeTitleTimeout, CodeTooManyRequests,
+	CodeAdminToken,
 }
 
 // Detail is one problem found in a request, naming the field when there is one.

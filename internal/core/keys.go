@@ -17,18 +17,32 @@ const minKeyRandomLen = 32
 
 const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
+// AdminTokenPrefix starts every admin token, so one is never mistaken for an API key.
+const AdminTokenPrefix = "tfadm_"
+
 // NewKeySecret returns a fresh API key: mdl_ and 40 random base62 characters.
 func NewKeySecret() (string, error) {
-	b := make([]byte, keyRandomLen)
+	return randomSecret(KeyPrefix, keyRandomLen)
+}
+
+// NewAdminToken returns a fresh admin token: tfadm_ and 40 random base62 characters. Only
+// its HashKey is stored.
+func NewAdminToken() (string, error) {
+	return randomSecret(AdminTokenPrefix, keyRandomLen)
+}
+
+// randomSecret returns prefix followed by n random base62 characters.
+func randomSecret(prefix string, n int) (string, error) {
+	b := make([]byte, n)
 	max := big.NewInt(int64(len(base62)))
 	for i := range b {
-		n, err := rand.Int(rand.Reader, max)
+		v, err := rand.Int(rand.Reader, max)
 		if err != nil {
 			return "", err
 		}
-		b[i] = base62[n.Int64()]
+		b[i] = base62[v.Int64()]
 	}
-	return KeyPrefix + string(b), nil
+	return prefix + string(b), nil
 }
 
 // WellFormedKey reports whether s has the shape of an API key: mdl_ and 32 to 128 base62

@@ -63,6 +63,14 @@ type Settings interface {
 	SetMaintenance(ctx context.Context, on bool) error
 }
 
+// AdminTokens keeps the operator's admin token, as its hash only (one token at a time).
+type AdminTokens interface {
+	// SetAdminTokenHash stores the hash of a new admin token, replacing the earlier one.
+	SetAdminTokenHash(ctx context.Context, hash []byte) error
+	// AdminTokenHash returns the stored hash, or ErrNotFound when no token was ever made.
+	AdminTokenHash(ctx context.Context) ([]byte, error)
+}
+
 // Outputs records stored blobs that expire, so a sweep can delete them.
 type Outputs interface {
 	RecordOutput(ctx context.Context, key string, account uuid.UUID, expires time.Time) error
@@ -92,6 +100,7 @@ type Store interface {
 	Keys
 	Credits
 	Settings
+	AdminTokens
 	Outputs
 	CustomModels
 	Ping(ctx context.Context) error

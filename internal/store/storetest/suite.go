@@ -63,6 +63,7 @@ func Run(t *testing.T, open Opener) {
 		{"UpdateAccount", testUpdateAccount},
 		{"Keys", testKeys},
 		{"Settings", testSettings},
+		{"AdminToken", testAdminToken},
 		{"Outputs", testOutputs},
 		{"Grant", testGrant},
 		{"ReserveChargeRelease", testReserveChargeRelease},
