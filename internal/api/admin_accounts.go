@@ -85,7 +85,7 @@ func (s *Server) adminUpdateAccount(w http.ResponseWriter, r *http.Request) erro
 	access, hasAccess := b.boolean("api_access")
 	conc, hasConc := b.integer("concurrency", 1, maxConcurrency)
 	topup, hasTopup := b.integer("topup_amount", 0, maxCreditAmount)
-	if len(b.raw) == 0 {
+	if !hasSuspended && !hasAccess && !hasConc && !hasTopup && len(b.details) == 0 {
 		b.problem("", "send at least one of suspended, api_access, concurrency, topup_amount")
 	}
 	if err := b.finish(); err != nil {

@@ -129,6 +129,7 @@ func TestAdminAPIAccountsAndKeys(t *testing.T) {
 
 	want(t, "concurrency 0", e.admin("PATCH", "/admin/api/accounts/"+id, tok, map[string]any{"concurrency": 0}), 400, "VALIDATION_ERROR")
 	want(t, "empty patch", e.admin("PATCH", "/admin/api/accounts/"+id, tok, map[string]any{}), 400, "VALIDATION_ERROR")
+	want(t, "null patch", e.admin("PATCH", "/admin/api/accounts/"+id, tok, map[string]any{"concurrency": nil}), 400, "VALIDATION_ERROR")
 	want(t, "suspended as text", e.admin("PATCH", "/admin/api/accounts/"+id, tok, map[string]any{"suspended": "yes"}), 400, "VALIDATION_ERROR")
 	want(t, "patch a bad id", e.admin("PATCH", "/admin/api/accounts/nope", tok, map[string]any{"suspended": true}), 404, "NOT_FOUND")
 	r = e.admin("PATCH", "/admin/api/accounts/"+id, tok, map[string]any{"suspended": true, "concurrency": 3, "topup_amount": 7})
