@@ -132,7 +132,7 @@ func TestLimiterConfig(t *testing.T) {
 // TestConcurrentOpen: replicas starting at once on one schema migrate it exactly once.
 func TestConcurrentOpen(t *testing.T) {
 	dsn := schemaDSN(t)
-	storetest.RunConcurrentOpen(t, func() (storetest.DBStore, error) {
+	storetest.RunConcurrentOpen(t, "migrations", func() (storetest.DBStore, error) {
 		return postgres.Open(context.Background(), dsn, postgres.Options{MaxConns: 2})
 	})
 }

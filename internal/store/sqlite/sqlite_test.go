@@ -25,7 +25,7 @@ func TestConformance(t *testing.T) {
 // TestConcurrentOpen: processes starting at once on one file migrate it exactly once.
 func TestConcurrentOpen(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "thumbforge.db")
-	storetest.RunConcurrentOpen(t, func() (storetest.DBStore, error) {
+	storetest.RunConcurrentOpen(t, "migrations", func() (storetest.DBStore, error) {
 		return sqlite.Open(context.Background(), path, sqlite.Options{})
 	})
 }
