@@ -50,15 +50,20 @@ func decodeTitle(b *body) (core.TitleParams, error) {
 		p.Prompt = s
 	}
 	p.Image = b.imageRef("support_image_url", "support_image_base64", false, false, true)
-	if p.Image.URL != "" {
-		if thumb, ok := inputs.VideoThumbnailURL(p.Image.URL); ok {
-			p.Image.URL = thumb
-		}
-	}
+	p.Image.URL = videoThumbnail(p.Image.URL)
 	if !b.has("prompt") && p.Image.Empty() && !b.has("support_image_url") && !b.has("support_image_base64") {
 		b.problem("prompt", "send a prompt, a support image, or both")
 	}
 	return p, b.finish()
+}
+
+// videoThumbnail maps a video page URL of the video-sharing site to its thumbnail image;
+// any other URL (or none) is returned as it is.
+func videoThumbnail(u string) string {
+	if thumb, ok := inputs.VideoThumbnailURL(u); ok {
+		return thumb
+	}
+	return u
 }
 
 type titlesResponse struct {

@@ -38,6 +38,7 @@ func decodeThumbnailImage(b *body) (core.ThumbnailParams, error) {
 	var p core.ThumbnailParams
 	okModel := b.modelAndFormat(&p)
 	p.Reference = b.imageRef("image_url", "image_base64", true, true, true)
+	p.Reference.URL = videoThumbnail(p.Reference.URL)
 	if s, ok := b.str("prompt"); ok {
 		b.checkPrompt("prompt", s)
 		p.Prompt = s

@@ -115,6 +115,12 @@ func TestThumbnailImageDefaultsAndPrecedence(t *testing.T) {
 	if err != nil || p.Support.URL != okURL || p.Support.Data != "" || p.Support.Field != "support_image_url" {
 		t.Fatalf("support precedence: %+v %v", p.Support, err)
 	}
+	// A video page link as the reference stands for the video's thumbnail image.
+	b, _ = parseBody([]byte(obj("model", "mdl_2", "format", "1:1", "image_url", "https://youtu.be/dQw4w9WgXcQ")))
+	p, err = decodeThumbnailImage(b)
+	if err != nil || p.Reference.URL != "https://i.ytimg.com/vi/dQw4w9WgXcQ/hqdefault.jpg" || p.Reference.Field != "image_url" {
+		t.Fatalf("video reference: %+v %v", p.Reference, err)
+	}
 }
 
 func TestThumbnailTextRules(t *testing.T) {
