@@ -22,6 +22,8 @@ Usage:
   thumbforge maintenance on|off|status
   thumbforge admin-token                   print a new token for the /admin console (revokes the previous one)
   thumbforge gallery --out DIR             render a fixed set of sample thumbnails
+  thumbforge engine check [--engine ... --engine-url ...]
+                                           ping a generative engine's backends, say what works
 
 Every admin command takes --data DIR (or THUMBFORGE_DATA), --database URL (or
 THUMBFORGE_DATABASE) and --json. Run "thumbforge serve -h" for the server's flags.
@@ -47,6 +49,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = admin(ctx, args[0], args[1:], stdout)
 	case "gallery":
 		err = runGallery(ctx, args[1:], stdout)
+	case "engine":
+		err = engineCommand(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -30,6 +30,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.TitlesURL, "titles-url", envStr("THUMBFORGE_TITLES_URL", ""), "OpenAI-compatible chat API base URL for titles, e.g. http://127.0.0.1:11434/v1 (THUMBFORGE_TITLES_URL)")
 	fs.StringVar(&cfg.TitlesModel, "titles-model", envStr("THUMBFORGE_TITLES_MODEL", ""), "model name for the titles API (THUMBFORGE_TITLES_MODEL)")
 	cfg.TitlesKey = os.Getenv("THUMBFORGE_TITLES_KEY")
+	if err := engineFlags(fs, &cfg.Engine); err != nil { // engine.go
+		return err
+	}
 	fs.StringVar(&cfg.PolicyFile, "policy-file", envStr("THUMBFORGE_POLICY_FILE", ""), "file of refused terms, one per line (THUMBFORGE_POLICY_FILE)")
 	dev := fs.Bool("dev", envBool("THUMBFORGE_DEV", false), "create once a local account with 1000 credits and print its key (THUMBFORGE_DEV)")
 	jsonLogs := fs.Bool("log-json", envBool("THUMBFORGE_LOG_JSON", false), "write logs as JSON (THUMBFORGE_LOG_JSON)")

@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -122,7 +123,12 @@ func (e *v1Error) Error() string { return e.Code + ": " + e.Message }
 // toV1 maps a v2 code onto the version 1 table of SPEC.md.
 func toV1(e *core.Error) *v1Error {
 	out := &v1Error{Message: e.Message, Details: joinDetails(e.Details)}
-	switch e.Code {
+	code := e.Code
+	if code == core.CodeGenerationRejected && errors.Is(e, core.ErrModeration) {
+		// An image model's safety system refused: v1 has a code for exactly that.
+		code = core.CodeContentPolicy
+	}
+	switch code {
 	case core.CodeContentPolicy:
 		out.Status, out.Code = 400, "CONTENT_POLICY_VIOLATION"
 	case core.CodeMissingAPIKey, core.CodeInvalidAPIKeyFormat, core.CodeInvalidAPIKey,

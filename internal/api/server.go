@@ -25,6 +25,8 @@ type Config struct {
 	Files http.Handler
 	// Ready reports whether the service can take traffic (store and blobs reachable).
 	Ready func(ctx context.Context) error
+	// ReadyDetails, when set, adds its keys to /readyz's body (the engine's backends).
+	ReadyDetails func(ctx context.Context) map[string]any
 	// MaintenanceTTL is how long the maintenance switch is cached; 0 asks every time.
 	MaintenanceTTL time.Duration
 }
@@ -38,6 +40,7 @@ type Server struct {
 	metrics *Metrics
 	files   http.Handler
 	ready   func(ctx context.Context) error
+	details func(ctx context.Context) map[string]any
 	mcache  maintenanceCache
 	handler http.Handler
 }
@@ -55,7 +58,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		svc: cfg.Service, store: cfg.Service.Store(), limiter: cfg.Limiter, log: cfg.Logger,
-		metrics: cfg.Metrics, files: cfg.Files, ready: cfg.Ready,
+		metrics: cfg.Metrics, files: cfg.Files, ready: cfg.Ready, details: cfg.ReadyDetails,
 	}
 	s.mcache.ttl = cfg.MaintenanceTTL
 	s.handler = s.outer(s.routes())
@@ -133,14 +136,19 @@ func (s *Server) routes() http.Handler {
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
+	status, body := http.StatusOK, map[string]any{"status": "ready"}
 	if s.ready != nil {
 		if err := s.ready(ctx); err != nil {
 			s.log.WarnContext(ctx, "not ready", "err", err)
-			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
-			return
+			status, body["status"] = http.StatusServiceUnavailable, "unavailable"
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+	if s.details != nil {
+		for k, v := range s.details(ctx) {
+			body[k] = v
+		}
+	}
+	writeJSON(w, status, body)
 }
 
 // notFound answers a request no route took. When the path is a route for other methods,

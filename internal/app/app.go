@@ -16,6 +16,7 @@ import (
 	"thumbforge/internal/api"
 	"thumbforge/internal/blob"
 	"thumbforge/internal/core"
+	"thumbforge/internal/engines"
 	"thumbforge/internal/engines/builtin"
 	"thumbforge/internal/faces"
 	"thumbforge/internal/inputs"
@@ -36,7 +37,8 @@ type App struct {
 	API     *api.Server
 	Metrics *api.Metrics
 	closers []func() error
-	work    background // training queue and trainer (jobs.go)
+	work    background      // training queue and trainer (jobs.go)
+	gen     *engines.Engine // the generative engine, nil for the builtin (engine.go)
 
 	srv  *http.Server
 	addr string
@@ -105,6 +107,11 @@ func (a *App) build(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("engine: %w", err)
 	}
+	a.Metrics = api.NewMetrics()
+	engine, swapper, err := a.openEngine(eng, detector) // engine.go: builtin or a backend pool
+	if err != nil {
+		return err
+	}
 	loader, err := inputs.New(inputs.Config{AllowPrivate: cfg.AllowPrivateFetch, TLSConfig: cfg.FetchTLS, Decoder: jpegscale.Decode, DecodeMinSide: 1280})
 	if err != nil {
 		return fmt.Errorf("image inputs: %w", err)
@@ -124,13 +131,12 @@ func (a *App) build(ctx context.Context) error {
 		titler = llm
 	}
 
-	a.Metrics = api.NewMetrics()
 	queue, err := a.openQueue(ctx)
 	if err != nil {
 		return err
 	}
 	svc, err := core.NewService(core.ServiceConfig{
-		Store: st, Blobs: a.Blobs, Engine: eng, Swapper: faces.NewSwapper(detector), Titler: titler,
+		Store: st, Blobs: a.Blobs, Engine: engine, Swapper: swapper, Titler: titler,
 		Policy: pol, Images: loader, Prices: cfg.Prices, Timeouts: cfg.Timeouts, Logger: a.log,
 		Now: cfg.Now, OnCharge: a.Metrics.Charged, Encode: encodeOutput,
 		Jobs: queue, Training: &training.Reader{Loader: loader}, Faces: detector,
@@ -148,12 +154,12 @@ func (a *App) build(ctx context.Context) error {
 	}
 	a.API, err = api.New(api.Config{
 		Service: svc, Limiter: lim, Logger: a.log, Metrics: a.Metrics, Files: files,
-		Ready: a.ready, MaintenanceTTL: cfg.MaintenanceTTL,
+		Ready: a.ready, ReadyDetails: a.readyDetails, MaintenanceTTL: cfg.MaintenanceTTL,
 	})
 	return err
 }
 
-// ready checks the store and the blob store.
+// ready checks the store, the blob store and the engine's backends.
 func (a *App) ready(ctx context.Context) error {
 	if err := a.Store.Ping(ctx); err != nil {
 		return fmt.Errorf("store: %w", err)
@@ -163,7 +169,7 @@ func (a *App) ready(ctx context.Context) error {
 			return fmt.Errorf("blobs: %w", err)
 		}
 	}
-	return nil
+	return a.engineReady(ctx)
 }
 
 // Start listens on ln (or cfg.Addr when ln is nil) and serves in the background, with

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"thumbforge/internal/core"
+	"thumbforge/internal/engines"
+	"thumbforge/internal/engines/registry"
 )
 
 // Config is everything a thumbforge process is told.
@@ -48,6 +50,10 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	// TitlesURL, TitlesModel and TitlesKey select an OpenAI-compatible chat API for titles.
 	TitlesURL, TitlesModel, TitlesKey string
+	// Engine selects the image engine: the builtin (default) or a pool of generative
+	// backends (--engine, --engine-url, ...). Its URLs are the operator's, so trusted:
+	// AllowPrivateFetch does not apply to them.
+	Engine engines.Config
 	// PolicyFile replaces the default list of refused terms.
 	PolicyFile string
 	Logger     *slog.Logger
@@ -93,6 +99,9 @@ func (c *Config) Validate() error {
 		if p < 0 {
 			errs = append(errs, fmt.Errorf("price of %s must not be negative", op))
 		}
+	}
+	if err := c.Engine.Validate(registry.Kinds()); err != nil {
+		errs = append(errs, err)
 	}
 	if c.SweepInterval <= 0 {
 		c.SweepInterval = 5 * time.Minute

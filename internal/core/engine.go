@@ -73,7 +73,10 @@ type ThumbnailJob struct {
 	Support      image.Image // optional; mdl_4 and mdl_4_5 only
 	Weight       Weight
 	Style        *StyleParams
-	Persona      *PersonaAssets
+	// StyleImages are the style's reference images, loaded only for engines that send
+	// them to a model (StyleImager).
+	StyleImages []image.Image
+	Persona     *PersonaAssets
 	// Seed is derived from the request so that equal requests give equal bytes.
 	Seed uint64
 	// ScoringTimeout bounds the scoring stage of models that score candidates.
@@ -117,6 +120,16 @@ type Engine interface {
 	Edit(ctx context.Context, job EditJob) (image.Image, error)
 	Score(ctx context.Context, img image.Image) (Score, error)
 }
+
+// StyleImager is an Engine that uses a style's reference images (a generative engine
+// sends them to its model); the service loads them only for such engines.
+type StyleImager interface {
+	UsesStyleImages() bool
+}
+
+// ErrModeration marks a refusal by an image model's safety system: the API answers
+// GENERATION_REJECTED (v2) or CONTENT_POLICY_VIOLATION (v1).
+var ErrModeration = errors.New("refused by the image model's safety system")
 
 // Face is a detected face: its box, eye centres and detector confidence.
 type Face struct {

@@ -56,7 +56,7 @@ func (s *Service) Thumbnail(ctx context.Context, p Principal, in ThumbnailParams
 			return err
 		}
 		if job.Format == "" {
-			job.Format = closestFormat(job.Reference)
+			job.Format = ClosestFormat(job.Reference)
 		}
 		if job.Support, err = s.loadOptional(ctx, in.Support); err != nil {
 			return err
@@ -100,6 +100,11 @@ func (s *Service) applyCustom(ctx context.Context, p Principal, personaID, style
 			return Wrap(CodeInternal, err, "Internal error.")
 		}
 		job.Style = &sp
+		if si, ok := s.cfg.Engine.(StyleImager); ok && si.UsesStyleImages() {
+			if job.StyleImages, err = s.blobImages(ctx, m.ReferenceKeys); err != nil {
+				return err
+			}
+		}
 		if m.SpecialInstructions != "" {
 			job.Instructions = append(job.Instructions, m.SpecialInstructions)
 		}
@@ -142,8 +147,18 @@ func (s *Service) personaAssets(ctx context.Context, m *CustomModel) (*PersonaAs
 	if err := json.Unmarshal([]byte(m.Params), &pp); err != nil {
 		return nil, Wrap(CodeInternal, err, "Internal error.")
 	}
-	assets := &PersonaAssets{}
-	for _, k := range pp.FaceKeys {
+	faces, err := s.blobImages(ctx, pp.FaceKeys)
+	if err != nil {
+		return nil, err
+	}
+	return &PersonaAssets{Faces: faces}, nil
+}
+
+// blobImages reads and decodes images the service stored itself (face crops, style
+// references); a failure is internal.
+func (s *Service) blobImages(ctx context.Context, keys []string) ([]image.Image, error) {
+	var out []image.Image
+	for _, k := range keys {
 		data, err := s.cfg.Blobs.Get(ctx, k)
 		if err != nil {
 			return nil, Wrap(CodeInternal, err, "Internal error.")
@@ -152,14 +167,14 @@ func (s *Service) personaAssets(ctx context.Context, m *CustomModel) (*PersonaAs
 		if err != nil {
 			return nil, Wrap(CodeInternal, err, "Internal error.")
 		}
-		assets.Faces = append(assets.Faces, img)
+		out = append(out, img)
 	}
-	return assets, nil
+	return out, nil
 }
 
-// closestFormat picks the output format nearest the reference's aspect ratio (version 1
+// ClosestFormat picks the output format nearest the image's aspect ratio (version 1
 // recreate has no format field); without a reference it is 16:9.
-func closestFormat(img image.Image) Format {
+func ClosestFormat(img image.Image) Format {
 	if img == nil {
 		return Format16x9
 	}

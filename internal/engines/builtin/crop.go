@@ -14,19 +14,8 @@ func salientCentre(img image.Image, faces core.FaceDetector, w, h int) image.Poi
 	sw, sh := fitSize(b.Dx(), b.Dy(), 96)
 	small := resize(img, sw, sh)
 	sx, sy := float64(b.Dx())/float64(sw), float64(b.Dy())/float64(sh)
-	if faces != nil {
-		dw, dh := fitSize(b.Dx(), b.Dy(), 480)
-		det := img
-		if dw != b.Dx() {
-			det = resize(img, dw, dh)
-		}
-		if fs := faces.Detect(det); len(fs) > 0 {
-			k := float64(b.Dx()) / float64(dw)
-			c := fs[0].Box
-			// The face sits in the upper part of a good crop: keep some room above it for
-			// hair and below it for shoulders by aiming a little under its centre.
-			return image.Pt(b.Min.X+int(float64(c.Min.X+c.Max.X)/2*k), b.Min.Y+int(float64(c.Min.Y+c.Max.Y)/2*k+float64(c.Dy())*0.3*k))
-		}
+	if c, ok := faceCentre(img, faces); ok {
+		return c
 	}
 	energy := edgeEnergy(small)
 	win := coverRect(small.Rect, w, h, image.Pt(sw/2, sh/2))
@@ -51,6 +40,29 @@ func salientCentre(img image.Image, faces core.FaceDetector, w, h int) image.Poi
 	cx := (float64(best.Min.X) + float64(best.Dx())/2) * sx
 	cy := (float64(best.Min.Y) + float64(best.Dy())/2) * sy
 	return image.Pt(b.Min.X+int(cx), b.Min.Y+int(cy))
+}
+
+// faceCentre is where a crop should aim to keep the largest face detected in img (on a
+// copy at most 480 wide), and whether there is one.
+func faceCentre(img image.Image, faces core.FaceDetector) (image.Point, bool) {
+	if faces == nil {
+		return image.Point{}, false
+	}
+	b := img.Bounds()
+	dw, dh := fitSize(b.Dx(), b.Dy(), 480)
+	det := img
+	if dw != b.Dx() {
+		det = resize(img, dw, dh)
+	}
+	fs := faces.Detect(det)
+	if len(fs) == 0 {
+		return image.Point{}, false
+	}
+	k := float64(b.Dx()) / float64(dw)
+	c := fs[0].Box
+	// The face sits in the upper part of a good crop: keep some room above it for hair
+	// and below it for shoulders by aiming a little under its centre.
+	return image.Pt(b.Min.X+int(float64(c.Min.X+c.Max.X)/2*k), b.Min.Y+int(float64(c.Min.Y+c.Max.Y)/2*k+float64(c.Dy())*0.3*k)), true
 }
 
 // edgeEnergy is the gradient magnitude (L1) of the luma of img, per pixel.

@@ -98,15 +98,8 @@ func (e *Engine) thumbnail(ctx context.Context, job core.ThumbnailJob) (*image.R
 		return nil, nil, core.E(core.CodeValidation, "Unknown format %q.", job.Format)
 	}
 	p := &plan{job: job, w: w, h: h, tier: tierOf(job.Model)}
-	text := job.Prompt
-	if p.tier == 2 && job.Reference != nil {
-		// mdl_2's image-to-thumbnail restyle ignores the prompt (SPEC). Text jobs (v1's
-		// mdl-1 and mdl-2 map to mdl_2) have nothing but the prompt, so they keep it.
-		text = ""
-	} else if len(job.Instructions) > 0 {
-		text = strings.TrimSpace(text + ". " + strings.Join(job.Instructions, ". "))
-	}
-	p.seed = hashStrings(job.Seed, job.Model, string(job.Format), text, string(job.Weight))
+	text := jobText(job)
+	p.seed = jobSeed(job, text)
 	p.words = words(text)
 	p.headline = headline(text, p.seed)
 	if err := ctx.Err(); err != nil {
@@ -125,6 +118,24 @@ func (e *Engine) thumbnail(ctx context.Context, job core.ThumbnailJob) (*image.R
 		return e.render(ctx, p, variant, styleStroke)
 	}
 	return e.bestOf(ctx, p)
+}
+
+// jobText is the text a thumbnail job is about: its prompt and special instructions.
+// mdl_2's image-to-thumbnail restyle ignores the prompt (SPEC); text jobs (v1's mdl-1
+// and mdl-2 map to mdl_2) have nothing but the prompt, so they keep it.
+func jobText(job core.ThumbnailJob) string {
+	if tierOf(job.Model) == 2 && job.Reference != nil {
+		return ""
+	}
+	if len(job.Instructions) > 0 {
+		return strings.TrimSpace(job.Prompt + ". " + strings.Join(job.Instructions, ". "))
+	}
+	return job.Prompt
+}
+
+// jobSeed mixes everything that shapes a render into one seed.
+func jobSeed(job core.ThumbnailJob, text string) uint64 {
+	return hashStrings(job.Seed, job.Model, string(job.Format), text, string(job.Weight))
 }
 
 // chooseTheme picks the palette: the prompt's topic, else the style's palette, else the

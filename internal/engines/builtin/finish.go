@@ -1,0 +1,203 @@
+package builtin
+
+import (
+	"context"
+	"image"
+	"image/color"
+
+	"thumbforge/internal/core"
+)
+
+// What the generative engines borrow from the builtin: the crop, the typography and the
+// layers a model cannot be trusted with (exact size, a legible headline, a persona's
+// portrait, a style's colours, a support card).
+
+// Fit crops img around its salient content (faces first) to the aspect of w x h and
+// scales it to exactly w x h, as reference images are cropped: never stretched.
+func (e *Engine) Fit(img image.Image, w, h int) *image.RGBA {
+	return coverCrop(img, e.cfg.Faces, w, h)
+}
+
+// FitRect is the part of img that Fit keeps for an output of w x h.
+func (e *Engine) FitRect(img image.Image, w, h int) image.Rectangle {
+	return coverRect(img.Bounds(), w, h, salientCentre(img, e.cfg.Faces, w, h))
+}
+
+// Resize scales the part r of img to exactly w x h.
+func Resize(img image.Image, r image.Rectangle, w, h int) *image.RGBA {
+	return resizeRect(img, r, w, h)
+}
+
+// Headline is the headline the builtin sets for job: 2 to 5 upper-case words of its
+// prompt and special instructions; none for mdl_2 with a reference (it ignores the
+// prompt).
+func Headline(job core.ThumbnailJob) []string {
+	text := jobText(job)
+	return headline(text, jobSeed(job, text))
+}
+
+// Layers says which builtin layers Finish draws over a generated picture.
+type Layers struct {
+	Style    bool // move the colours toward job.Style's
+	Support  bool // job.Support as an inset card (mdl_4 and mdl_4_5)
+	Portrait bool // the persona's first face, composited at the focal point
+	Headline bool // the headline, with at least 4.5:1 contrast, never clipped
+}
+
+// Finish draws the chosen layers over dst, a picture of exactly job.Format's size. The
+// headline goes to the side away from the picture's subject (its faces, else its
+// detail), so it covers as little of the scene as the layout allows.
+func (e *Engine) Finish(ctx context.Context, dst *image.RGBA, job core.ThumbnailJob, layers Layers) error {
+	w, h, ok := job.Format.Size()
+	if !ok || dst.Rect != image.Rect(0, 0, w, h) {
+		return core.E(core.CodeInternal, "Finish: the picture is not %s at its output size.", job.Format)
+	}
+	words := Headline(job)
+	face, hasFace := e.mainFace(dst)
+	lay := makeLayout(job.Format, w, h, e.freeSide(dst, job.Format, face, hasFace), true)
+	if hasFace {
+		lay.text = avoid(lay.text, face.Inset(-face.Dx()/10), job.Format)
+	}
+	accent := e.accent(dst, job)
+	steps := []func(){
+		func() {
+			if layers.Style && job.Style != nil {
+				applyStyle(dst, job.Style)
+			}
+		},
+		func() {
+			if layers.Support && job.Support != nil {
+				drawCard(dst, job.Support, lay.card, lay.hero*3/4)
+			}
+		},
+		func() {
+			if layers.Portrait && job.Persona != nil && len(job.Persona.Faces) > 0 {
+				pasteFace(dst, job.Persona.Faces[0], lay.focus, lay.hero, accent)
+			}
+		},
+		func() {
+			if !layers.Headline || len(words) == 0 {
+				return
+			}
+			if tl, ok := e.fonts.layoutHeadline(words, lay.text, lay.align, lay.maxSize, minFontSize); ok {
+				e.drawHeadline(dst, tl, styleStroke, accent)
+			}
+		},
+	}
+	for _, s := range steps {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		s()
+	}
+	return ctx.Err()
+}
+
+// mainFace is the box of the largest face in img, when a detector finds one.
+func (e *Engine) mainFace(img *image.RGBA) (image.Rectangle, bool) {
+	if e.cfg.Faces == nil {
+		return image.Rectangle{}, false
+	}
+	fs := e.cfg.Faces.Detect(img)
+	if len(fs) == 0 {
+		return image.Rectangle{}, false
+	}
+	return fs[0].Box, true
+}
+
+// freeSide returns the layout variant whose headline area lies away from the subject
+// (the face, else the detail): 16:9 puts text left (0) or right (1), 9:16 top (0) or
+// bottom (1).
+func (e *Engine) freeSide(img *image.RGBA, f core.Format, face image.Rectangle, hasFace bool) int {
+	b := img.Rect
+	c := detailCentre(img)
+	if hasFace {
+		c = face.Min.Add(face.Max).Div(2)
+	}
+	switch f {
+	case core.Format16x9:
+		if c.X < b.Dx()/2 {
+			return 1
+		}
+	case core.Format9x16:
+		if c.Y < b.Dy()/2 {
+			return 1
+		}
+	}
+	return 0
+}
+
+// avoid shrinks the headline box so it does not cover the face, along the axis the
+// format stacks on (16:9 across, 9:16 and 1:1 down); when too little would be left it
+// keeps the box as it is.
+func avoid(text, face image.Rectangle, f core.Format) image.Rectangle {
+	if !text.Overlaps(face) {
+		return text
+	}
+	out := text
+	if f == core.Format16x9 {
+		if face.Min.X+face.Max.X < text.Min.X+text.Max.X { // face left of the box's centre
+			out.Min.X = face.Max.X
+		} else {
+			out.Max.X = face.Min.X
+		}
+		if out.Dx() < text.Dx()/2 {
+			return text
+		}
+		return out
+	}
+	if face.Min.Y+face.Max.Y < text.Min.Y+text.Max.Y {
+		out.Min.Y = face.Max.Y
+	} else {
+		out.Max.Y = face.Min.Y
+	}
+	if out.Dy() < text.Dy()/2 {
+		return text
+	}
+	return out
+}
+
+// detailCentre is the centroid of img's edge energy, on a small copy.
+func detailCentre(img *image.RGBA) image.Point {
+	b := img.Rect
+	sw, sh := fitSize(b.Dx(), b.Dy(), 96)
+	small := resize(img, sw, sh)
+	energy := edgeEnergy(small)
+	var sx, sy, sum float64
+	for i, v := range energy {
+		sx += v * float64(i%sw)
+		sy += v * float64(i/sw)
+		sum += v
+	}
+	if sum == 0 {
+		return image.Pt(b.Dx()/2, b.Dy()/2)
+	}
+	return image.Pt(int(sx/sum*float64(b.Dx())/float64(sw)), int(sy/sum*float64(b.Dy())/float64(sh)))
+}
+
+// accent is the headline's highlight colour: the prompt's theme when its words name
+// one, else the style's brightest colour, else the picture's most vivid colour.
+func (e *Engine) accent(img *image.RGBA, job core.ThumbnailJob) color.RGBA {
+	if th, ok := pickTheme(words(jobText(job))); ok {
+		return th.accent
+	}
+	if st := job.Style; st != nil && len(st.Palette) > 0 {
+		pal := sortByLuma(st.Palette)
+		return hsvVivid(pal[len(pal)-1])
+	}
+	sw, sh := fitSize(img.Rect.Dx(), img.Rect.Dy(), 64)
+	return hsvVivid(Palette(resize(img, sw, sh), 4)[2])
+}
+
+// ColourName is the name of the colour nearest c among those edits understand (for
+// prompts that describe a style's palette in words).
+func ColourName(c color.RGBA) string {
+	best, bestD := "", 1<<30
+	for _, n := range colourNames {
+		dr, dg, db := int(c.R)-int(n.c.R), int(c.G)-int(n.c.G), int(c.B)-int(n.c.B)
+		if d := 2*dr*dr + 4*dg*dg + 3*db*db; d < bestD {
+			best, bestD = n.name, d
+		}
+	}
+	return best
+}

@@ -1,0 +1,15 @@
+// Package registry lists the generative engine kinds thumbforge can drive (--engine NAME).
+// Adding a kind is one line in Kinds.
+package registry
+
+import (
+	"thumbforge/internal/engines"
+	"thumbforge/internal/engines/openai"
+)
+
+// Kinds returns every generative kind by name (the builtin is not one: it needs none).
+func Kinds() map[string]engines.Kind {
+	return map[string]engines.Kind{
+		"openai": openai.Kind(),
+	}
+}
