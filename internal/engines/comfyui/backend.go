@@ -1,0 +1,394 @@
+package comfyui
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image"
+	_ "image/jpeg" // custom output nodes may save JPEG
+	_ "image/png"
+	"io"
+	"log/slog"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"path"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+
+	"thumbforge/internal/core"
+)
+
+// backend talks to one ComfyUI server.
+type backend struct {
+	base   *url.URL
+	header http.Header // Authorization when a key is set; never Origin
+	hc     *http.Client
+	poll   time.Duration // how often /history is read while a prompt runs
+	log    *slog.Logger
+}
+
+// failure is a backend failure: GENERATION_FAILED for the client, the text for the log.
+type failure struct {
+	msg        string
+	retryAfter time.Duration // > 0: the backend is busy (429/503) and said when to come back
+}
+
+func (e *failure) Error() string { return "comfyui: " + e.msg }
+
+func failf(format string, a ...any) error { return &failure{msg: fmt.Sprintf(format, a...)} }
+
+// endpoint is base + p (+ query).
+func (b *backend) endpoint(p string, q url.Values) string {
+	u := *b.base
+	u.Path = path.Join(u.Path, p)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// do sends a request and returns the body of a 2xx answer; other statuses are failures
+// that carry the backend's text for the log.
+func (b *backend) do(ctx context.Context, method, p string, q url.Values, contentType string, body []byte) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, method, b.endpoint(p, q), bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range b.header {
+		req.Header[k] = v
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	resp, err := b.hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 128<<20))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode/100 != 2 {
+		f := &failure{msg: fmt.Sprintf("%s %s: HTTP %d: %s", method, p, resp.StatusCode, clip(string(data)))}
+		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
+			f.retryAfter = retryAfter(resp.Header.Get("Retry-After"))
+		}
+		return data, f
+	}
+	return data, nil
+}
+
+// retryAfter reads Retry-After (seconds or an HTTP date); 1 s when absent or unreadable.
+func retryAfter(v string) time.Duration {
+	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
+		return max(time.Duration(s)*time.Second, 100*time.Millisecond)
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(time.Until(t), 100*time.Millisecond)
+	}
+	return time.Second
+}
+
+// upload sends a PNG to /upload/image under a name made of its content's hash, with
+// overwrite: the same picture always gets the same name, so retries and repeated
+// requests never pile up renamed copies. It returns the name LoadImage takes.
+func (b *backend) upload(ctx context.Context, png []byte) (string, error) {
+	sum := sha256.Sum256(png)
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	fw, err := mw.CreateFormFile("image", "tf-"+hex.EncodeToString(sum[:12])+".png")
+	if err != nil {
+		return "", err
+	}
+	fw.Write(png)
+	mw.WriteField("type", "input")
+	mw.WriteField("subfolder", "thumbforge")
+	mw.WriteField("overwrite", "true")
+	mw.Close()
+	data, err := b.do(ctx, http.MethodPost, "/upload/image", nil, mw.FormDataContentType(), body.Bytes())
+	if err != nil {
+		return "", err
+	}
+	var out struct {
+		Name      string `json:"name"`
+		Subfolder string `json:"subfolder"`
+	}
+	if err := json.Unmarshal(data, &out); err != nil || out.Name == "" {
+		return "", failf("upload: unreadable answer %q", clip(string(data)))
+	}
+	if out.Subfolder != "" {
+		return out.Subfolder + "/" + out.Name, nil
+	}
+	return out.Name, nil
+}
+
+// historyEntry is what /history/{id} holds for a finished prompt.
+type historyEntry struct {
+	Outputs map[string]struct {
+		Images []imageRef `json:"images"`
+	} `json:"outputs"`
+	Status struct {
+		StatusStr string              `json:"status_str"`
+		Completed bool                `json:"completed"`
+		Messages  [][]json.RawMessage `json:"messages"`
+	} `json:"status"`
+}
+
+type imageRef struct {
+	Filename  string `json:"filename"`
+	Subfolder string `json:"subfolder"`
+	Type      string `json:"type"`
+}
+
+// run queues a bound graph under our own prompt id and waits for its image. On the
+// deadline or a cancelled request it interrupts the prompt and removes it from the queue.
+func (b *backend) run(ctx context.Context, graph json.RawMessage) (image.Image, error) {
+	id := uuid.NewString() // canonical lowercase: ComfyUI takes it as the prompt_id
+	clientID := "thumbforge-" + id
+	wake := make(chan struct{}, 1)
+	wsCtx, stopWS := context.WithCancel(ctx)
+	defer stopWS()
+	ready, ended := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(ended)
+		b.progress(wsCtx, ctx, clientID, id, ready, wake)
+	}()
+	// events go only to sockets open when they happen: connect before queueing, but
+	// never let progress hold up the work
+	select {
+	case <-ready:
+	case <-ended:
+	case <-time.After(wsConnectWait):
+	}
+
+	entry, err := b.submitAndWait(ctx, id, clientID, graph, wake)
+	if err != nil {
+		if ctx.Err() != nil {
+			b.cancel(id)
+			return nil, ctx.Err()
+		}
+		return nil, err
+	}
+	return b.result(ctx, id, entry)
+}
+
+// wsConnectWait bounds how long a run waits for its progress socket before queueing.
+const wsConnectWait = 2 * time.Second
+
+// progress follows the socket for our client id: sampler steps become progress, and the
+// end of our prompt wakes the poller at once. ready is closed once the socket is open.
+func (b *backend) progress(wsCtx, ctx context.Context, clientID, id string, ready chan struct{}, wake chan<- struct{}) {
+	// net/http dials the http(s) URL and upgrades the connection (ws:// is the same thing)
+	u, _ := url.Parse(b.endpoint("/ws", url.Values{"clientId": {clientID}}))
+	err := listen(wsCtx, b.hc, u, b.header, ready, func(ev event) {
+		if ev.Data.PromptID != id {
+			return
+		}
+		switch ev.Type {
+		case "execution_start":
+			core.ReportProgress(ctx, 5)
+		case "progress":
+			if ev.Data.Max > 0 {
+				core.ReportProgress(ctx, 5+90*ev.Data.Value/ev.Data.Max)
+			}
+		case "execution_success", "execution_error", "execution_interrupted":
+			select {
+			case wake <- struct{}{}:
+			default:
+			}
+		}
+	})
+	select {
+	case <-ready:
+	default:
+		if wsCtx.Err() == nil {
+			b.log.Debug("comfyui: progress socket unavailable; polling only", "backend", b.base.Redacted(), "err", err)
+		}
+	}
+}
+
+// submitAndWait posts the prompt and polls until it has a history entry. A POST whose
+// answer was lost is not sent again blindly: the prompt is looked for first, and sent
+// again (same id) only when it is neither queued nor in history. A prompt that leaves the
+// queue without reaching history (seen twice in a row) has vanished: a failure.
+func (b *backend) submitAndWait(ctx context.Context, id, clientID string, graph json.RawMessage, wake <-chan struct{}) (*historyEntry, error) {
+	body, err := json.Marshal(map[string]any{"prompt": graph, "client_id": clientID, "prompt_id": id})
+	if err != nil {
+		return nil, err
+	}
+	submitted, resent := false, false
+	missing := 0
+	for {
+		if !submitted {
+			err := b.submit(ctx, body)
+			var f *failure
+			switch {
+			case err == nil:
+				submitted = true
+			case ctx.Err() != nil:
+				return nil, ctx.Err()
+			case errors.As(err, &f):
+				return nil, err // an answer: refused, not lost
+			default:
+				b.log.Warn("comfyui: answer to POST /prompt lost; looking for the prompt", "backend", b.base.Redacted(), "prompt_id", id, "err", err)
+				submitted = true // perhaps: the queue will tell
+			}
+		}
+		entry, found, err := b.lookup(ctx, id)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return nil, ctx.Err()
+		case err != nil:
+			return nil, err
+		case entry != nil:
+			return entry, nil
+		case found:
+			missing = 0
+		default:
+			missing++
+		}
+		if missing >= 2 {
+			if resent {
+				return nil, failf("prompt %s vanished: neither queued nor in history", id)
+			}
+			resent, submitted, missing = true, false, 0
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-wake:
+		case <-time.After(b.poll):
+		}
+	}
+}
+
+// submit posts the prompt, waiting out 429/503 answers as Retry-After says, inside ctx.
+func (b *backend) submit(ctx context.Context, body []byte) error {
+	for {
+		data, err := b.do(ctx, http.MethodPost, "/prompt", nil, "application/json", body)
+		var f *failure
+		if errors.As(err, &f) && f.retryAfter > 0 {
+			if dl, ok := ctx.Deadline(); ok && time.Until(dl) < f.retryAfter {
+				return err
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(f.retryAfter):
+				continue
+			}
+		}
+		if err != nil {
+			return err
+		}
+		var ok struct {
+			NodeErrors map[string]json.RawMessage `json:"node_errors"`
+		}
+		json.Unmarshal(data, &ok)
+		if len(ok.NodeErrors) > 0 {
+			// some outputs failed validation and will not run: the operator should know
+			b.log.Warn("comfyui: part of the workflow failed validation", "backend", b.base.Redacted(), "node_errors", clip(string(data)))
+		}
+		return nil
+	}
+}
+
+// lookup reads /history/{id}; when it is empty, whether the prompt is still queued.
+func (b *backend) lookup(ctx context.Context, id string) (*historyEntry, bool, error) {
+	data, err := b.do(ctx, http.MethodGet, "/history/"+id, nil, "", nil)
+	if err != nil {
+		return nil, false, err
+	}
+	var h map[string]*historyEntry
+	if err := json.Unmarshal(data, &h); err != nil {
+		return nil, false, failf("history: unreadable answer %q", clip(string(data)))
+	}
+	if e := h[id]; e != nil {
+		return e, true, nil
+	}
+	data, err = b.do(ctx, http.MethodGet, "/queue", nil, "", nil)
+	if err != nil {
+		return nil, false, err
+	}
+	var q struct {
+		Running [][]json.RawMessage `json:"queue_running"`
+		Pending [][]json.RawMessage `json:"queue_pending"`
+	}
+	if err := json.Unmarshal(data, &q); err != nil {
+		return nil, false, failf("queue: unreadable answer %q", clip(string(data)))
+	}
+	for _, it := range append(q.Running, q.Pending...) {
+		var qid string
+		if len(it) > 1 && json.Unmarshal(it[1], &qid) == nil && qid == id {
+			return nil, true, nil
+		}
+	}
+	return nil, false, nil
+}
+
+// result turns a finished prompt into its image, or a failure naming ComfyUI's error.
+func (b *backend) result(ctx context.Context, id string, e *historyEntry) (image.Image, error) {
+	if e.Status.StatusStr != "success" {
+		for _, m := range e.Status.Messages {
+			var kind string
+			if len(m) == 2 && json.Unmarshal(m[0], &kind) == nil && (kind == "execution_error" || kind == "execution_interrupted") {
+				return nil, failf("prompt %s: %s: %s", id, kind, clip(string(m[1])))
+			}
+		}
+		return nil, failf("prompt %s ended with status %q", id, e.Status.StatusStr)
+	}
+	nodes := make([]string, 0, len(e.Outputs))
+	for n := range e.Outputs {
+		nodes = append(nodes, n)
+	}
+	sort.Strings(nodes)
+	var ref *imageRef
+	for _, n := range nodes {
+		for i, img := range e.Outputs[n].Images {
+			if ref == nil || (img.Type == "output" && ref.Type != "output") {
+				ref = &e.Outputs[n].Images[i]
+			}
+		}
+	}
+	if ref == nil {
+		return nil, failf("prompt %s finished without an image: does the workflow end in SaveImage?", id)
+	}
+	data, err := b.do(ctx, http.MethodGet, "/view", url.Values{"filename": {ref.Filename}, "subfolder": {ref.Subfolder}, "type": {ref.Type}}, "", nil)
+	if err != nil {
+		return nil, err
+	}
+	img, _, err := image.Decode(bytes.NewReader(data))
+	if err != nil {
+		return nil, failf("prompt %s: output %s does not decode: %v", id, ref.Filename, err)
+	}
+	return img, nil
+}
+
+// cancel removes the prompt from the queue and interrupts it if it runs, on a context of
+// its own: the request's has ended.
+func (b *backend) cancel(id string) {
+	ctx, done := context.WithTimeout(context.Background(), 5*time.Second)
+	defer done()
+	del, _ := json.Marshal(map[string]any{"delete": []string{id}})
+	if _, err := b.do(ctx, http.MethodPost, "/queue", nil, "application/json", del); err != nil {
+		b.log.Warn("comfyui: removing a cancelled prompt from the queue failed", "backend", b.base.Redacted(), "prompt_id", id, "err", err)
+	}
+	in, _ := json.Marshal(map[string]string{"prompt_id": id})
+	if _, err := b.do(ctx, http.MethodPost, "/interrupt", nil, "application/json", in); err != nil {
+		b.log.Warn("comfyui: interrupting a cancelled prompt failed", "backend", b.base.Redacted(), "prompt_id", id, "err", err)
+	}
+}
+
+// ping is the health probe: GET /system_stats.
+func (b *backend) ping(ctx context.Context) error {
+	_, err := b.do(ctx, http.MethodGet, "/system_stats", nil, "", nil)
+	return err
+}
