@@ -19,9 +19,9 @@ import (
 type event struct {
 	Type string `json:"type"`
 	Data struct {
-		PromptID string `json:"prompt_id"`
-		Value    int    `json:"value"`
-		Max      int    `json:"max"`
+		PromptID string  `json:"prompt_id"`
+		Value    int     `json:"value"`
+		Max      int     `json:"max"`
 		Node     *string `json:"node"`
 	} `json:"data"`
 }
