@@ -7,23 +7,20 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"image"
-	_ "image/jpeg" // custom output nodes may save JPEG
-	_ "image/png"
 	"io"
 	"log/slog"
 	"mime/multipart"
+	"net"
 	"net/http"
 	"net/url"
 	"path"
 	"sort"
-	"strconv"
 	"time"
 
 	"github.com/google/uuid"
 
 	"thumbforge/internal/core"
+	"thumbforge/internal/engines"
 )
 
 // backend talks to one ComfyUI server.
@@ -35,15 +32,8 @@ type backend struct {
 	log    *slog.Logger
 }
 
-// failure is a backend failure: GENERATION_FAILED for the client, the text for the log.
-type failure struct {
-	msg        string
-	retryAfter time.Duration // > 0: the backend is busy (429/503) and said when to come back
-}
-
-func (e *failure) Error() string { return "comfyui: " + e.msg }
-
-func failf(format string, a ...any) error { return &failure{msg: fmt.Sprintf(format, a...)} }
+// failf is a backend failure (GENERATION_FAILED); the text goes to the log only.
+func failf(format string, a ...any) error { return engines.Failed(format, a...) }
 
 // endpoint is base + p (+ query).
 func (b *backend) endpoint(p string, q url.Values) string {
@@ -53,8 +43,9 @@ func (b *backend) endpoint(p string, q url.Values) string {
 	return u.String()
 }
 
-// do sends a request and returns the body of a 2xx answer; other statuses are failures
-// that carry the backend's text for the log.
+// do sends a request and returns the body of a 2xx answer. Other statuses are
+// *engines.Error by status (429 busy; 401, 403, 502-504 unavailable; the rest failed),
+// and a request that could not be sent is unavailable.
 func (b *backend) do(ctx context.Context, method, p string, q url.Values, contentType string, body []byte) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, method, b.endpoint(p, q), bytes.NewReader(body))
 	if err != nil {
@@ -68,33 +59,29 @@ func (b *backend) do(ctx context.Context, method, p string, q url.Values, conten
 	}
 	resp, err := b.hc.Do(req)
 	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 128<<20))
-	if err != nil {
-		return nil, err
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, engines.Unavailable(err)
 	}
 	if resp.StatusCode/100 != 2 {
-		f := &failure{msg: fmt.Sprintf("%s %s: HTTP %d: %s", method, p, resp.StatusCode, clip(string(data)))}
-		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
-			f.retryAfter = retryAfter(resp.Header.Get("Retry-After"))
+		e := engines.FromResponse(resp, nil)
+		e.Detail = method + " " + p + ": " + e.Detail
+		return nil, e
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
-		return data, f
+		return nil, engines.Unavailable(err)
 	}
 	return data, nil
 }
 
-// retryAfter reads Retry-After (seconds or an HTTP date); 1 s when absent or unreadable.
-func retryAfter(v string) time.Duration {
-	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
-		return max(time.Duration(s)*time.Second, 100*time.Millisecond)
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(time.Until(t), 100*time.Millisecond)
-	}
-	return time.Second
-}
+// maxAnswer bounds what is read of one answer (a 4K PNG is ~25 MB).
+const maxAnswer = 128 << 20
 
 // upload sends a PNG to /upload/image under a name made of its content's hash, with
 // overwrite: the same picture always gets the same name, so retries and repeated
@@ -147,9 +134,10 @@ type imageRef struct {
 	Type      string `json:"type"`
 }
 
-// run queues a bound graph under our own prompt id and waits for its image. On the
-// deadline or a cancelled request it interrupts the prompt and removes it from the queue.
-func (b *backend) run(ctx context.Context, graph json.RawMessage) (image.Image, error) {
+// run queues a bound graph under our own prompt id and returns its picture's bytes. On
+// the deadline or a cancelled request it interrupts the prompt and removes it from the
+// queue.
+func (b *backend) run(ctx context.Context, graph json.RawMessage) ([]byte, error) {
 	id := uuid.NewString() // canonical lowercase: ComfyUI takes it as the prompt_id
 	clientID := "thumbforge-" + id
 	wake := make(chan struct{}, 1)
@@ -192,11 +180,9 @@ func (b *backend) progress(wsCtx, ctx context.Context, clientID, id string, read
 			return
 		}
 		switch ev.Type {
-		case "execution_start":
-			core.ReportProgress(ctx, 5)
 		case "progress":
 			if ev.Data.Max > 0 {
-				core.ReportProgress(ctx, 5+90*ev.Data.Value/ev.Data.Max)
+				core.ReportProgress(ctx, 100*ev.Data.Value/ev.Data.Max)
 			}
 		case "execution_success", "execution_error", "execution_interrupted":
 			select {
@@ -228,14 +214,13 @@ func (b *backend) submitAndWait(ctx context.Context, id, clientID string, graph 
 	for {
 		if !submitted {
 			err := b.submit(ctx, body)
-			var f *failure
 			switch {
 			case err == nil:
 				submitted = true
 			case ctx.Err() != nil:
 				return nil, ctx.Err()
-			case errors.As(err, &f):
-				return nil, err // an answer: refused, not lost
+			case !lost(err):
+				return nil, err // an answer (refused, busy), or nothing was sent
 			default:
 				b.log.Warn("comfyui: answer to POST /prompt lost; looking for the prompt", "backend", b.base.Redacted(), "prompt_id", id, "err", err)
 				submitted = true // perhaps: the queue will tell
@@ -270,35 +255,34 @@ func (b *backend) submitAndWait(ctx context.Context, id, clientID string, graph 
 	}
 }
 
-// submit posts the prompt, waiting out 429/503 answers as Retry-After says, inside ctx.
+// submit posts the prompt. A busy answer (429) goes back to the pool, which waits as
+// Retry-After says and tries again inside the deadline.
 func (b *backend) submit(ctx context.Context, body []byte) error {
-	for {
-		data, err := b.do(ctx, http.MethodPost, "/prompt", nil, "application/json", body)
-		var f *failure
-		if errors.As(err, &f) && f.retryAfter > 0 {
-			if dl, ok := ctx.Deadline(); ok && time.Until(dl) < f.retryAfter {
-				return err
-			}
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(f.retryAfter):
-				continue
-			}
-		}
-		if err != nil {
-			return err
-		}
-		var ok struct {
-			NodeErrors map[string]json.RawMessage `json:"node_errors"`
-		}
-		json.Unmarshal(data, &ok)
-		if len(ok.NodeErrors) > 0 {
-			// some outputs failed validation and will not run: the operator should know
-			b.log.Warn("comfyui: part of the workflow failed validation", "backend", b.base.Redacted(), "node_errors", clip(string(data)))
-		}
-		return nil
+	data, err := b.do(ctx, http.MethodPost, "/prompt", nil, "application/json", body)
+	if err != nil {
+		return err
 	}
+	var ok struct {
+		NodeErrors map[string]json.RawMessage `json:"node_errors"`
+	}
+	json.Unmarshal(data, &ok)
+	if len(ok.NodeErrors) > 0 {
+		// some outputs failed validation and will not run: the operator should know
+		b.log.Warn("comfyui: part of the workflow failed validation", "backend", b.base.Redacted(), "node_errors", clip(string(data)))
+	}
+	return nil
+}
+
+// lost reports whether a POST may have reached the server though its answer did not
+// come back: the connection broke after it was made. A refused connection (nothing sent)
+// or an HTTP answer is not lost.
+func lost(err error) bool {
+	var e *engines.Error
+	if !errors.As(err, &e) || e.Class != engines.ClassUnavailable || e.Err == nil {
+		return false
+	}
+	var op *net.OpError
+	return !(errors.As(e.Err, &op) && op.Op == "dial")
 }
 
 // lookup reads /history/{id}; when it is empty, whether the prompt is still queued.
@@ -334,8 +318,9 @@ func (b *backend) lookup(ctx context.Context, id string) (*historyEntry, bool, e
 	return nil, false, nil
 }
 
-// result turns a finished prompt into its image, or a failure naming ComfyUI's error.
-func (b *backend) result(ctx context.Context, id string, e *historyEntry) (image.Image, error) {
+// result returns the bytes of a finished prompt's picture, or a failure naming ComfyUI's
+// error.
+func (b *backend) result(ctx context.Context, id string, e *historyEntry) ([]byte, error) {
 	if e.Status.StatusStr != "success" {
 		for _, m := range e.Status.Messages {
 			var kind string
@@ -361,15 +346,7 @@ func (b *backend) result(ctx context.Context, id string, e *historyEntry) (image
 	if ref == nil {
 		return nil, failf("prompt %s finished without an image: does the workflow end in SaveImage?", id)
 	}
-	data, err := b.do(ctx, http.MethodGet, "/view", url.Values{"filename": {ref.Filename}, "subfolder": {ref.Subfolder}, "type": {ref.Type}}, "", nil)
-	if err != nil {
-		return nil, err
-	}
-	img, _, err := image.Decode(bytes.NewReader(data))
-	if err != nil {
-		return nil, failf("prompt %s: output %s does not decode: %v", id, ref.Filename, err)
-	}
-	return img, nil
+	return b.do(ctx, http.MethodGet, "/view", url.Values{"filename": {ref.Filename}, "subfolder": {ref.Subfolder}, "type": {ref.Type}}, "", nil)
 }
 
 // cancel removes the prompt from the queue and interrupts it if it runs, on a context of

@@ -1,9 +1,11 @@
 package comfyui
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"image/png"
 	"io"
 	"log/slog"
 	"net/http"
@@ -13,6 +15,7 @@ import (
 	"time"
 
 	"thumbforge/internal/core"
+	"thumbforge/internal/engines"
 	"thumbforge/internal/engines/enginetest/comfyfake"
 	"thumbforge/internal/engines/enginetest/fakekit"
 )
@@ -29,7 +32,7 @@ func testBackend(t *testing.T, cfg comfyfake.Config) (*backend, *comfyfake.Fake)
 		log: slog.New(slog.NewTextHandler(io.Discard, nil))}, f
 }
 
-func bound(t *testing.T, kind Kind, values map[string]any) json.RawMessage {
+func bound(t *testing.T, kind Purpose, values map[string]any) json.RawMessage {
 	t.Helper()
 	ws, err := LoadWorkflows("")
 	if err != nil {
@@ -50,16 +53,17 @@ func bound(t *testing.T, kind Kind, values map[string]any) json.RawMessage {
 // TestRunTextWorkflow: the embedded txt2img graph passes ComfyUI's validation and comes
 // back as an image of the latent size, with progress from the socket.
 func TestRunTextWorkflow(t *testing.T) {
-	b, f := testBackend(t, comfyfake.Config{Token: "k"})
+	// steps that take a moment, so the socket's events arrive while the prompt runs
+	b, f := testBackend(t, comfyfake.Config{Token: "k", StepDelay: 30 * time.Millisecond})
 	var mu sync.Mutex
 	var seen []int
 	ctx := core.WithProgress(context.Background(), func(p int) { mu.Lock(); seen = append(seen, p); mu.Unlock() })
-	img, err := b.run(ctx, bound(t, KindText, nil))
+	data, err := b.run(ctx, bound(t, ForText, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if img.Bounds().Dx() != 1344 || img.Bounds().Dy() != 768 {
-		t.Errorf("size %v", img.Bounds())
+	if img, err := png.DecodeConfig(bytes.NewReader(data)); err != nil || img.Width != 1344 || img.Height != 768 {
+		t.Errorf("picture %+v %v", img, err)
 	}
 	p := f.Prompts()
 	if len(p) != 1 || p[0].ClientID == "" {
@@ -72,8 +76,8 @@ func TestRunTextWorkflow(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(seen) == 0 {
-		t.Error("no progress reported")
+	if len(seen) == 0 || seen[0] <= 0 || seen[len(seen)-1] > 100 {
+		t.Errorf("progress %v, want sampler steps as 1..100", seen)
 	}
 }
 
@@ -84,7 +88,7 @@ func TestCancelInterruptsAndDeletes(t *testing.T) {
 	f.Arm(comfyfake.Hang, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { _, err := b.run(ctx, bound(t, KindText, nil)); done <- err }()
+	go func() { _, err := b.run(ctx, bound(t, ForText, nil)); done <- err }()
 	for f.Count("POST", "/prompt") == 0 || func() bool { r, _ := f.Queue(); return r == 0 }() {
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -106,25 +110,25 @@ func TestCancelInterruptsAndDeletes(t *testing.T) {
 // failures; a lost answer and a 429 are survived.
 func TestBackendFailures(t *testing.T) {
 	b, f := testBackend(t, comfyfake.Config{})
-	var fl *failure
+	var fl *engines.Error
 
 	f.Arm(comfyfake.Fail, 1)
-	if _, err := b.run(context.Background(), bound(t, KindText, nil)); !errors.As(err, &fl) {
+	if _, err := b.run(context.Background(), bound(t, ForText, nil)); !errors.As(err, &fl) {
 		t.Errorf("execution error: %v", err)
 	}
 
 	f.Arm(comfyfake.Drop, 2) // the resend vanishes too
-	if _, err := b.run(context.Background(), bound(t, KindText, nil)); !errors.As(err, &fl) {
+	if _, err := b.run(context.Background(), bound(t, ForText, nil)); !errors.As(err, &fl) {
 		t.Errorf("vanished: %v", err)
 	}
 
-	if _, err := b.run(context.Background(), bound(t, KindText, map[string]any{"checkpoint": "missing.safetensors"})); !errors.As(err, &fl) {
+	if _, err := b.run(context.Background(), bound(t, ForText, map[string]any{"checkpoint": "missing.safetensors"})); !errors.As(err, &fl) {
 		t.Errorf("refused graph: %v", err)
 	}
 
 	f.Arm(comfyfake.Drop, 1) // vanishes once: sent again with the same id, then runs
 	before := len(f.Prompts())
-	if _, err := b.run(context.Background(), bound(t, KindText, nil)); err != nil {
+	if _, err := b.run(context.Background(), bound(t, ForText, nil)); err != nil {
 		t.Errorf("vanished once: %v", err)
 	}
 	if p := f.Prompts(); len(p) != before+2 || p[before].ID != p[before+1].ID {
@@ -133,7 +137,7 @@ func TestBackendFailures(t *testing.T) {
 
 	f.Arm(comfyfake.Lose, 1)
 	before = len(f.Prompts())
-	if _, err := b.run(context.Background(), bound(t, KindText, nil)); err != nil {
+	if _, err := b.run(context.Background(), bound(t, ForText, nil)); err != nil {
 		t.Errorf("lost answer: %v", err)
 	}
 	if n := len(f.Prompts()) - before; n != 1 {
@@ -141,12 +145,12 @@ func TestBackendFailures(t *testing.T) {
 	}
 
 	f.Arm(comfyfake.Busy, 1)
-	if _, err := b.run(context.Background(), bound(t, KindText, nil)); err != nil {
-		t.Errorf("429 then ok: %v", err)
+	if _, err := b.run(context.Background(), bound(t, ForText, nil)); !errors.As(err, &fl) || fl.Class != engines.ClassBusy || fl.RetryAfter != time.Second {
+		t.Errorf("429: %v, want busy for 1 s (the pool waits and retries)", err)
 	}
 
 	f.Arm(comfyfake.StallWS, -1)
-	if _, err := b.run(context.Background(), bound(t, KindText, nil)); err != nil {
+	if _, err := b.run(context.Background(), bound(t, ForText, nil)); err != nil {
 		t.Errorf("stalled socket: %v", err)
 	}
 }
@@ -166,9 +170,8 @@ func TestUploadAndImageWorkflows(t *testing.T) {
 	}
 	mask := fakekit.EncodePNG(fakekit.Scene(2, "mask", 1344, 768))
 	m, _ := b.upload(context.Background(), mask)
-	for _, k := range []Kind{KindImage, KindEdit} {
-		img, err := b.run(context.Background(), bound(t, k, map[string]any{"image": n1, "mask": m}))
-		if err != nil || img.Bounds().Dx() != 1344 {
+	for _, k := range []Purpose{ForImage, ForEdit} {
+		if _, err := b.run(context.Background(), bound(t, k, map[string]any{"image": n1, "mask": m})); err != nil {
 			t.Errorf("%s: %v", k, err)
 		}
 	}

@@ -9,21 +9,21 @@ import (
 	"strings"
 )
 
-// Kind is what a workflow is for; the file of an operator's workflow is Kind + ".json".
-type Kind string
+// Purpose is what a workflow is for; the file of an operator's workflow is Purpose + ".json".
+type Purpose string
 
 // Workflow kinds.
 const (
-	KindText     Kind = "text"     // thumbnail from text
-	KindImage    Kind = "image"    // thumbnail from a reference image (denoise from image_weight)
-	KindEdit     Kind = "edit"     // edit by instruction, with a mask (white = edit)
-	KindPersona  Kind = "persona"  // thumbnail showing a persona's face
-	KindStyle    Kind = "style"    // thumbnail in a style learnt from reference images
-	KindFaceSwap Kind = "faceswap" // a face put onto the person of a target image
+	ForText     Purpose = "text"     // thumbnail from text
+	ForImage    Purpose = "image"    // thumbnail from a reference image (denoise from image_weight)
+	ForEdit     Purpose = "edit"     // edit by instruction, with a mask (white = edit)
+	ForPersona  Purpose = "persona"  // thumbnail showing a persona's face
+	ForStyle    Purpose = "style"    // thumbnail in a style learnt from reference images
+	ForFaceSwap Purpose = "faceswap" // a face put onto the person of a target image
 )
 
-// Kinds lists every workflow kind, in the order files are read.
-var Kinds = []Kind{KindText, KindImage, KindEdit, KindPersona, KindStyle, KindFaceSwap}
+// Purposes lists every workflow kind, in the order files are read.
+var Purposes = []Purpose{ForText, ForImage, ForEdit, ForPersona, ForStyle, ForFaceSwap}
 
 // placeholder kinds: how a value is written into the graph.
 const (
@@ -41,29 +41,34 @@ var placeholders = map[string]int{
 	"image": phImage, "mask": phImage, "support": phImage, "face": phImage, "style": phImage,
 }
 
-// rules say which placeholders a kind must use and which images it can never fill.
-var rules = map[Kind]struct{ must, never []string }{
-	KindText:     {must: []string{"prompt"}, never: []string{"image", "mask", "face", "style"}},
-	KindImage:    {must: []string{"image"}, never: []string{"mask", "face", "style"}},
-	KindEdit:     {must: []string{"image", "prompt"}, never: []string{"support", "face", "style"}},
-	KindPersona:  {must: []string{"face"}, never: []string{"mask", "style"}},
-	KindStyle:    {must: []string{"style"}, never: []string{"mask", "face"}},
-	KindFaceSwap: {must: []string{"image", "face"}, never: []string{"support", "style"}},
+// rules say which placeholders a kind must use and which pictures it can never be given.
+// The others are optional: {{support}} in text and image workflows (one that uses it
+// serves only requests with a support image, the embedded default the rest); {{image}}
+// in persona and style workflows (without a reference it is a grey canvas and
+// {{denoise}} is 1, which makes an img2img graph a txt2img one); {{mask}} in edit and
+// faceswap workflows (all white without one).
+var rules = map[Purpose]struct{ must, never []string }{
+	ForText:     {must: []string{"prompt"}, never: []string{"image", "mask", "face", "style"}},
+	ForImage:    {must: []string{"image"}, never: []string{"mask", "face", "style"}},
+	ForEdit:     {must: []string{"image", "prompt"}, never: []string{"support", "face", "style"}},
+	ForPersona:  {must: []string{"face"}, never: []string{"mask", "support", "style"}},
+	ForStyle:    {must: []string{"style"}, never: []string{"mask", "support", "face"}},
+	ForFaceSwap: {must: []string{"image", "face"}, never: []string{"support", "style"}},
 }
 
 // Workflow is an API-format ComfyUI graph ("Export (API)") whose inputs name
 // thumbforge's values by placeholders.
 type Workflow struct {
-	Kind   Kind
-	Source string // file name, or "embedded"
-	graph  map[string]any
-	uses   map[string]bool
+	Purpose Purpose
+	Source  string // file name, or "embedded"
+	graph   map[string]any
+	uses    map[string]bool
 }
 
 // ParseWorkflow reads and checks a workflow: valid JSON, an object of nodes each with a
 // class_type and an inputs object, every placeholder known and standing as a whole
 // string, the placeholders its kind needs present and none it could never fill.
-func ParseWorkflow(kind Kind, source string, data []byte) (*Workflow, error) {
+func ParseWorkflow(kind Purpose, source string, data []byte) (*Workflow, error) {
 	fail := func(format string, a ...any) error {
 		return fmt.Errorf("workflow %s (%s): %s", source, kind, fmt.Sprintf(format, a...))
 	}
@@ -83,7 +88,7 @@ func ParseWorkflow(kind Kind, source string, data []byte) (*Workflow, error) {
 	if len(g) == 0 {
 		return nil, fail("no nodes")
 	}
-	w := &Workflow{Kind: kind, Source: source, graph: g, uses: map[string]bool{}}
+	w := &Workflow{Purpose: kind, Source: source, graph: g, uses: map[string]bool{}}
 	var problems []string
 	for _, id := range sortedIDs(g) {
 		n, ok := g[id].(map[string]any)

@@ -14,26 +14,27 @@ func TestParseWorkflowRules(t *testing.T) {
 	}
 	cases := []struct {
 		name string
-		kind Kind
+		kind Purpose
 		data string
 		want string // substring of the error; "" for valid
 	}{
-		{"text ok", KindText, node(`{"text": "{{prompt}}", "seed": "{{ seed }}"}`), ""},
-		{"not json", KindText, `{"1": `, "not valid JSON"},
-		{"trailing text", KindText, node(`{"text": "{{prompt}}"}`) + ` x`, "text after the JSON"},
-		{"ui format", KindText, `{"nodes": [], "links": []}`, "is not an object"},
-		{"empty", KindText, `{}`, "no nodes"},
-		{"no class_type", KindText, `{"1": {"inputs": {"text": "{{prompt}}"}}}`, "has no class_type"},
-		{"no inputs", KindText, `{"1": {"class_type": "X"}}`, "has no inputs"},
-		{"unknown placeholder", KindText, node(`{"text": "{{prompt}}", "x": "{{subject}}"}`), "unknown placeholder {{subject}}"},
-		{"placeholder inside text", KindText, node(`{"text": "a photo of {{prompt}}"}`), "must be the whole string value"},
-		{"missing prompt", KindText, node(`{"seed": "{{seed}}"}`), "must use {{prompt}}"},
-		{"image in text", KindText, node(`{"text": "{{prompt}}", "image": "{{image}}"}`), "{{image}} cannot be filled"},
-		{"edit needs image", KindEdit, node(`{"text": "{{prompt}}"}`), "must use {{image}}"},
-		{"persona needs face", KindPersona, node(`{"text": "{{prompt}}"}`), "must use {{face}}"},
-		{"style ok", KindStyle, node(`{"text": "{{prompt}}", "ref": "{{style}}", "s": "{{support}}"}`), ""},
-		{"faceswap mask ok", KindFaceSwap, node(`{"t": "{{image}}", "f": "{{face}}", "m": "{{mask}}"}`), ""},
-		{"every problem at once", KindText, `{"1": {"inputs": {"a": "{{nope}}"}}}`, "no class_type; node \"1\": unknown placeholder"},
+		{"text ok", ForText, node(`{"text": "{{prompt}}", "seed": "{{ seed }}"}`), ""},
+		{"not json", ForText, `{"1": `, "not valid JSON"},
+		{"trailing text", ForText, node(`{"text": "{{prompt}}"}`) + ` x`, "text after the JSON"},
+		{"ui format", ForText, `{"nodes": [], "links": []}`, "is not an object"},
+		{"empty", ForText, `{}`, "no nodes"},
+		{"no class_type", ForText, `{"1": {"inputs": {"text": "{{prompt}}"}}}`, "has no class_type"},
+		{"no inputs", ForText, `{"1": {"class_type": "X"}}`, "has no inputs"},
+		{"unknown placeholder", ForText, node(`{"text": "{{prompt}}", "x": "{{subject}}"}`), "unknown placeholder {{subject}}"},
+		{"placeholder inside text", ForText, node(`{"text": "a photo of {{prompt}}"}`), "must be the whole string value"},
+		{"missing prompt", ForText, node(`{"seed": "{{seed}}"}`), "must use {{prompt}}"},
+		{"image in text", ForText, node(`{"text": "{{prompt}}", "image": "{{image}}"}`), "{{image}} cannot be filled"},
+		{"edit needs image", ForEdit, node(`{"text": "{{prompt}}"}`), "must use {{image}}"},
+		{"persona needs face", ForPersona, node(`{"text": "{{prompt}}"}`), "must use {{face}}"},
+		{"style ok", ForStyle, node(`{"text": "{{prompt}}", "ref": "{{style}}", "i": "{{image}}", "d": "{{denoise}}"}`), ""},
+		{"support in style", ForStyle, node(`{"ref": "{{style}}", "s": "{{support}}"}`), "{{support}} cannot be filled"},
+		{"faceswap mask ok", ForFaceSwap, node(`{"t": "{{image}}", "f": "{{face}}", "m": "{{mask}}"}`), ""},
+		{"every problem at once", ForText, `{"1": {"inputs": {"a": "{{nope}}"}}}`, "no class_type; node \"1\": unknown placeholder"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -51,7 +52,7 @@ func TestParseWorkflowRules(t *testing.T) {
 // TestBindWritesTypedValues: numbers become JSON numbers, text and image names strings,
 // and nothing else in the graph changes.
 func TestBindWritesTypedValues(t *testing.T) {
-	w, err := ParseWorkflow(KindImage, "t.json", []byte(`{"3": {"class_type": "KSampler", "inputs": {
+	w, err := ParseWorkflow(ForImage, "t.json", []byte(`{"3": {"class_type": "KSampler", "inputs": {
 		"seed": "{{seed}}", "steps": "{{steps}}", "denoise": "{{denoise}}", "cfg": 6.5, "model": ["4", 0],
 		"note": "{{ prompt }}", "img": "{{image}}", "w": "{{width}}", "h": "{{height}}"}}}`))
 	if err != nil {
@@ -87,7 +88,7 @@ func TestLoadWorkflowsFromDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ws[KindPersona] == nil || ws[KindText] == nil || !strings.Contains(ws[KindText].Source, "embedded") {
+	if ws[ForPersona] == nil || ws[ForText] == nil || !strings.Contains(ws[ForText].Source, "embedded") {
 		t.Errorf("loaded %v", ws)
 	}
 	write("text.json", `{"1": {"class_type": "X", "inputs": {}}}`)
@@ -104,13 +105,13 @@ func TestLoadWorkflowsFromDir(t *testing.T) {
 // FuzzParseWorkflow: no input makes the parser panic, and what it accepts binds into
 // valid JSON.
 func FuzzParseWorkflow(f *testing.F) {
-	for _, k := range []Kind{KindText, KindImage, KindEdit} {
+	for _, k := range []Purpose{ForText, ForImage, ForEdit} {
 		b, _ := embedded.ReadFile("workflows/" + string(k) + ".json")
 		f.Add(b)
 	}
 	f.Add([]byte(`{"1":{"class_type":"X","inputs":{"t":"{{prompt}}","l":[["{{seed}}"]]}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		w, err := ParseWorkflow(KindText, "fuzz.json", data)
+		w, err := ParseWorkflow(ForText, "fuzz.json", data)
 		if err != nil {
 			return
 		}

@@ -16,7 +16,7 @@ import (
 var embedded embed.FS
 
 // Workflows are the graphs an adapter runs, by kind.
-type Workflows map[Kind]*Workflow
+type Workflows map[Purpose]*Workflow
 
 // LoadWorkflows returns the embedded workflows, replaced or completed by the files of dir
 // (text.json, image.json, edit.json, persona.json, style.json, faceswap.json) when dir is
@@ -24,7 +24,7 @@ type Workflows map[Kind]*Workflow
 // error too (a misnamed file would otherwise be silently ignored).
 func LoadWorkflows(dir string) (Workflows, error) {
 	ws := Workflows{}
-	for _, k := range []Kind{KindText, KindImage, KindEdit} {
+	for _, k := range []Purpose{ForText, ForImage, ForEdit} {
 		data, err := embedded.ReadFile("workflows/" + string(k) + ".json")
 		if err != nil {
 			return nil, err
@@ -43,8 +43,8 @@ func LoadWorkflows(dir string) (Workflows, error) {
 		return nil, fmt.Errorf("engine workflows: %w", err)
 	}
 	var errs []error
-	known := map[string]Kind{}
-	for _, k := range Kinds {
+	known := map[string]Purpose{}
+	for _, k := range Purposes {
 		known[string(k)+".json"] = k
 	}
 	for _, e := range entries {
@@ -77,7 +77,7 @@ func LoadWorkflows(dir string) (Workflows, error) {
 
 func fileNames() string {
 	var names []string
-	for _, k := range Kinds {
+	for _, k := range Purposes {
 		names = append(names, string(k)+".json")
 	}
 	sort.Strings(names)

@@ -5,19 +5,15 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"image"
-	_ "image/jpeg" // servers set to save JPEG answer JPEG
-	_ "image/png"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"path"
-	"strconv"
 	"strings"
 	"time"
+
+	"thumbforge/internal/engines"
 )
 
 // backend talks to one sdapi server (AUTOMATIC1111, Forge, SD.Next, sd.cpp's sd-server).
@@ -29,16 +25,8 @@ type backend struct {
 	watchEvery time.Duration // how often a cancelled, still queued task is looked at
 }
 
-// failure is a backend failure: GENERATION_FAILED for the client, the text for the log.
-type failure struct {
-	msg        string
-	status     int
-	retryAfter time.Duration // > 0: busy (429/503), come back then
-}
-
-func (e *failure) Error() string { return "sdapi: " + e.msg }
-
-// call posts (or gets, when body is nil) JSON and decodes a 2xx answer into out.
+// call posts (or gets, when body is nil) JSON and decodes a 2xx answer into out. Other
+// statuses are *engines.Error by status; a request that could not be sent is unavailable.
 func (b *backend) call(ctx context.Context, method, p string, body, out any) error {
 	var rd io.Reader
 	if body != nil {
@@ -62,77 +50,60 @@ func (b *backend) call(ctx context.Context, method, p string, body, out any) err
 	}
 	resp, err := b.hc.Do(req)
 	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
-	if err != nil {
-		return err
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return engines.Unavailable(err)
 	}
 	if resp.StatusCode/100 != 2 {
-		f := &failure{msg: fmt.Sprintf("%s %s: HTTP %d: %s", method, p, resp.StatusCode, clip(string(data))), status: resp.StatusCode}
-		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
-			f.retryAfter = retryAfter(resp.Header.Get("Retry-After"))
+		e := engines.FromResponse(resp, nil)
+		e.Detail = method + " " + p + ": " + e.Detail
+		return e
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
-		return f
+		return engines.Unavailable(err)
 	}
 	if out == nil {
 		return nil
 	}
 	if err := json.Unmarshal(data, out); err != nil {
-		return &failure{msg: fmt.Sprintf("%s %s: unreadable answer %q", method, p, clip(string(data)))}
+		return engines.Failed("%s %s: unreadable answer %q", method, p, clip(string(data)))
 	}
 	return nil
 }
 
-// retryAfter reads Retry-After (seconds or an HTTP date); 1 s when absent or unreadable.
-func retryAfter(v string) time.Duration {
-	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
-		return max(time.Duration(s)*time.Second, 100*time.Millisecond)
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(time.Until(t), 100*time.Millisecond)
-	}
-	return time.Second
-}
+// maxAnswer bounds what is read of one answer (base64 of a large PNG).
+const maxAnswer = 256 << 20
 
-// generate runs txt2img or img2img and decodes images[0]. A busy server (429/503) is
-// waited for as Retry-After says, inside ctx. When ctx ends first, the server is asked to
-// interrupt, but only if the task it runs is ours (its interrupt is global).
-func (b *backend) generate(ctx context.Context, op string, req map[string]any) (image.Image, error) {
+// generate runs txt2img or img2img and returns the bytes of images[0]. A busy answer
+// (429) goes back to the pool, which waits and retries inside the deadline. When ctx
+// ends first, the server is asked to interrupt, but only the task that is ours (its
+// interrupt is global).
+func (b *backend) generate(ctx context.Context, op string, req map[string]any) ([]byte, error) {
 	task, _ := req["force_task_id"].(string)
-	for {
-		var out struct {
-			Images []string `json:"images"`
-		}
-		err := b.call(ctx, http.MethodPost, "/sdapi/v1/"+op, req, &out)
-		var f *failure
-		switch {
-		case ctx.Err() != nil:
-			go b.interruptWhenOurs(task)
-			return nil, ctx.Err()
-		case errors.As(err, &f) && f.retryAfter > 0:
-			if dl, ok := ctx.Deadline(); ok && time.Until(dl) < f.retryAfter {
-				return nil, err
-			}
-			select {
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			case <-time.After(f.retryAfter):
-				continue
-			}
-		case err != nil:
-			return nil, err
-		}
-		if len(out.Images) == 0 {
-			return nil, &failure{msg: op + ": the answer has no image"}
-		}
-		img, err := decodeB64(out.Images[0])
-		if err != nil {
-			return nil, &failure{msg: op + ": images[0] does not decode: " + err.Error()}
-		}
-		return img, nil
+	var out struct {
+		Images []string `json:"images"`
 	}
+	err := b.call(ctx, http.MethodPost, "/sdapi/v1/"+op, req, &out)
+	switch {
+	case ctx.Err() != nil:
+		go b.interruptWhenOurs(task)
+		return nil, ctx.Err()
+	case err != nil:
+		return nil, err
+	case len(out.Images) == 0:
+		return nil, engines.Failed("%s: the answer has no image", op)
+	}
+	data, err := decodeB64(out.Images[0])
+	if err != nil {
+		return nil, engines.Failed("%s: images[0] is not base64: %v", op, err)
+	}
+	return data, nil
 }
 
 // queuedWatch bounds how long a cancelled task that still waits in the server's queue is
@@ -176,17 +147,12 @@ func (b *backend) ping(ctx context.Context) error {
 	return b.call(ctx, http.MethodGet, "/sdapi/v1/options", nil, &opts)
 }
 
-// decodeB64 decodes a base64 image, with or without a data: prefix.
-func decodeB64(s string) (image.Image, error) {
+// decodeB64 decodes a base64 picture, with or without a data: prefix.
+func decodeB64(s string) ([]byte, error) {
 	if i := strings.Index(s, ";base64,"); strings.HasPrefix(s, "data:") && i > 0 {
 		s = s[i+len(";base64,"):]
 	}
-	data, err := base64.StdEncoding.DecodeString(s)
-	if err != nil {
-		return nil, err
-	}
-	img, _, err := image.Decode(bytes.NewReader(data))
-	return img, err
+	return base64.StdEncoding.DecodeString(s)
 }
 
 func clip(s string) string {

@@ -1,9 +1,11 @@
 package sdapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"errors"
+	"image/png"
 	"io"
 	"log/slog"
 	"net/http"
@@ -11,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"thumbforge/internal/engines"
 	"thumbforge/internal/engines/enginetest/fakekit"
 	"thumbforge/internal/engines/enginetest/sdapifake"
 )
@@ -40,12 +43,12 @@ func waitFor(t *testing.T, cond func() bool) {
 
 func TestGenerateAndAuth(t *testing.T) {
 	b, _ := testBackend(t, sdapifake.Config{Auth: "user:pa:ss"}, "user", "pa:ss")
-	img, err := b.generate(context.Background(), "txt2img", txt("t1"))
+	data, err := b.generate(context.Background(), "txt2img", txt("t1"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if img.Bounds().Dx() != 1344 || img.Bounds().Dy() != 768 {
-		t.Errorf("size %v", img.Bounds())
+	if c, err := png.DecodeConfig(bytes.NewReader(data)); err != nil || c.Width != 1344 || c.Height != 768 {
+		t.Errorf("picture %+v %v", c, err)
 	}
 	ref := base64.StdEncoding.EncodeToString(fakekit.EncodePNG(fakekit.Scene(1, "r", 1344, 768)))
 	req := txt("t2")
@@ -54,9 +57,9 @@ func TestGenerateAndAuth(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.pass = "wrong"
-	var f *failure
-	if _, err := b.generate(context.Background(), "txt2img", txt("t3")); !errors.As(err, &f) || f.status != 401 {
-		t.Errorf("wrong password: %v", err)
+	var f *engines.Error
+	if _, err := b.generate(context.Background(), "txt2img", txt("t3")); !errors.As(err, &f) || f.Status != 401 || f.Class != engines.ClassUnavailable {
+		t.Errorf("wrong password: %v, want unavailable (401)", err)
 	}
 }
 
@@ -93,17 +96,15 @@ func TestCancelInterruptsOnlyOurTask(t *testing.T) {
 	})
 }
 
-func TestBusyIsWaitedOut(t *testing.T) {
+func TestBusyGoesBackToThePool(t *testing.T) {
 	b, f := testBackend(t, sdapifake.Config{}, "", "")
 	f.Arm(sdapifake.Busy, 1)
-	if _, err := b.generate(context.Background(), "txt2img", txt("b")); err != nil {
-		t.Fatal(err)
+	var fl *engines.Error
+	if _, err := b.generate(context.Background(), "txt2img", txt("b")); !errors.As(err, &fl) || fl.Class != engines.ClassBusy || fl.RetryAfter != time.Second {
+		t.Errorf("429: %v, want busy for 1 s", err)
 	}
-	f.Arm(sdapifake.Busy, 1)
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-	defer cancel()
-	var fl *failure
-	if _, err := b.generate(ctx, "txt2img", txt("c")); !errors.As(err, &fl) || fl.retryAfter == 0 {
-		t.Errorf("busy beyond the deadline: %v, want the busy failure at once", err)
+	f.Arm(sdapifake.Fail, 1)
+	if _, err := b.generate(context.Background(), "txt2img", txt("c")); !errors.As(err, &fl) || fl.Class != engines.ClassFailed {
+		t.Errorf("500: %v, want failed", err)
 	}
 }
