@@ -41,6 +41,7 @@ func engineFlags(fs *flag.FlagSet, c *engines.Config) error {
 		c.Text = engines.TextMode(s)
 		return nil
 	})
+	workflowFlags(fs, c) // workflows.go
 	return nil
 }
 

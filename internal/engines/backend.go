@@ -161,6 +161,9 @@ type Kind struct {
 	DefaultModel string
 	// DefaultConcurrency is --engine-concurrency's default for this kind.
 	DefaultConcurrency int
+	// Workflows says the kind reads --engine-workflows (comfyui); for the others the flag
+	// is a mistake that stops serve.
+	Workflows bool
 	// New builds the backend of one URL; a configuration it cannot run with is an error
 	// that stops serve.
 	New func(cfg BackendConfig) (Backend, error)

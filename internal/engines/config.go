@@ -87,6 +87,9 @@ func (c *Config) Validate(kinds map[string]Kind) error {
 	default:
 		errs = append(errs, fmt.Errorf("--engine-text %q: want overlay or model", c.Text))
 	}
+	if c.Workflows != "" && !kind.Workflows {
+		errs = append(errs, fmt.Errorf("--engine-workflows is for the comfyui engine, not %s", c.Kind))
+	}
 	if c.Model == "" {
 		c.Model = kind.DefaultModel
 	}

@@ -108,7 +108,7 @@ func (b *backend) upload(ctx context.Context, png []byte) (string, error) {
 		Subfolder string `json:"subfolder"`
 	}
 	if err := json.Unmarshal(data, &out); err != nil || out.Name == "" {
-		return "", failf("upload: unreadable answer %q", clip(string(data)))
+		return "", failf("upload: unreadable answer %q", excerpt(string(data)))
 	}
 	if out.Subfolder != "" {
 		return out.Subfolder + "/" + out.Name, nil
@@ -268,7 +268,7 @@ func (b *backend) submit(ctx context.Context, body []byte) error {
 	json.Unmarshal(data, &ok)
 	if len(ok.NodeErrors) > 0 {
 		// some outputs failed validation and will not run: the operator should know
-		b.log.Warn("comfyui: part of the workflow failed validation", "backend", b.base.Redacted(), "node_errors", clip(string(data)))
+		b.log.Warn("comfyui: part of the workflow failed validation", "backend", b.base.Redacted(), "node_errors", excerpt(string(data)))
 	}
 	return nil
 }
@@ -293,7 +293,7 @@ func (b *backend) lookup(ctx context.Context, id string) (*historyEntry, bool, e
 	}
 	var h map[string]*historyEntry
 	if err := json.Unmarshal(data, &h); err != nil {
-		return nil, false, failf("history: unreadable answer %q", clip(string(data)))
+		return nil, false, failf("history: unreadable answer %q", excerpt(string(data)))
 	}
 	if e := h[id]; e != nil {
 		return e, true, nil
@@ -307,7 +307,7 @@ func (b *backend) lookup(ctx context.Context, id string) (*historyEntry, bool, e
 		Pending [][]json.RawMessage `json:"queue_pending"`
 	}
 	if err := json.Unmarshal(data, &q); err != nil {
-		return nil, false, failf("queue: unreadable answer %q", clip(string(data)))
+		return nil, false, failf("queue: unreadable answer %q", excerpt(string(data)))
 	}
 	for _, it := range append(q.Running, q.Pending...) {
 		var qid string
@@ -325,7 +325,14 @@ func (b *backend) result(ctx context.Context, id string, e *historyEntry) ([]byt
 		for _, m := range e.Status.Messages {
 			var kind string
 			if len(m) == 2 && json.Unmarshal(m[0], &kind) == nil && (kind == "execution_error" || kind == "execution_interrupted") {
-				return nil, failf("prompt %s: %s: %s", id, kind, clip(string(m[1])))
+				var d struct {
+					NodeID   string `json:"node_id"`
+					NodeType string `json:"node_type"`
+					Type     string `json:"exception_type"`
+					Message  string `json:"exception_message"`
+				}
+				json.Unmarshal(m[1], &d)
+				return nil, failf("prompt %s: %s in node %s (%s): %s: %s", id, kind, d.NodeID, d.NodeType, d.Type, excerpt(d.Message))
 			}
 		}
 		return nil, failf("prompt %s ended with status %q", id, e.Status.StatusStr)
@@ -368,4 +375,12 @@ func (b *backend) cancel(id string) {
 func (b *backend) ping(ctx context.Context) error {
 	_, err := b.do(ctx, http.MethodGet, "/system_stats", nil, "", nil)
 	return err
+}
+
+// excerpt keeps enough of a backend's text for the log.
+func excerpt(s string) string {
+	if len(s) > 1000 {
+		return s[:997] + "..."
+	}
+	return s
 }

@@ -26,7 +26,7 @@ const DefaultModel = "sd_xl_base_1.0.safetensors"
 // Kind is the comfyui engine (--engine comfyui): one ComfyUI runs one queue, so one
 // request at a time per URL by default.
 func Kind() engines.Kind {
-	return engines.Kind{Name: "comfyui", DefaultModel: DefaultModel, DefaultConcurrency: 1, New: New}
+	return engines.Kind{Name: "comfyui", DefaultModel: DefaultModel, DefaultConcurrency: 1, Workflows: true, New: New}
 }
 
 // pollEvery is how often /history is read while a prompt runs; the socket's end-of-run
@@ -242,6 +242,6 @@ func (a *Backend) Check(ctx context.Context) []engines.Check {
 			kinds = append(kinds, fmt.Sprintf("%s (%s)", k, w.Source))
 		}
 	}
-	out = append(out, engines.Check{Name: "workflows", OK: true, Detail: strings.Join(kinds, ", ") + "; capabilities: " + a.caps.String()})
+	out = append(out, engines.Check{Name: "workflows", OK: true, Detail: strings.Join(kinds, ", ")})
 	return append(out, a.checkNodes(ctx)...)
 }

@@ -97,6 +97,13 @@ func (f *Fake) Interrupts() []Interrupt {
 	return append([]Interrupt(nil), f.interrupts...)
 }
 
+// Idle reports that nothing runs and nothing waits.
+func (f *Fake) Idle() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.current == "" && len(f.pending) == 0
+}
+
 // Current returns the task running now, "" when idle.
 func (f *Fake) Current() string {
 	f.mu.Lock()
