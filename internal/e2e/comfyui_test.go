@@ -14,13 +14,37 @@ import (
 	"thumbforge/internal/engines/enginetest/comfyfake"
 )
 
-// withComfyUI points the app at ComfyUI fakes, logging into log.
-func withComfyUI(log *syncBuffer, urls ...string) option {
+// withEngine configures the app's engine (health pings every 50 ms), logging into log.
+func withEngine(log *syncBuffer, cfg engines.Config) option {
 	return func(c *app.Config) {
-		c.Engine = engines.Config{Kind: "comfyui", URLs: urls, Key: engineKey, HealthInterval: 50 * time.Millisecond}
+		cfg.HealthInterval = 50 * time.Millisecond
+		c.Engine = cfg
 		if log != nil {
 			c.Logger = slog.New(slog.NewTextHandler(log, nil))
 		}
+	}
+}
+
+// withComfyUI points the app at ComfyUI fakes, logging into log.
+func withComfyUI(log *syncBuffer, urls ...string) option {
+	return withEngine(log, engines.Config{Kind: "comfyui", URLs: urls, Key: engineKey})
+}
+
+// everyFormat asks a text thumbnail of model in each format and checks its exact size;
+// check runs after each.
+func everyFormat(t *testing.T, e *env, log *syncBuffer, model string, check func()) {
+	t.Helper()
+	sizes := map[string]image.Point{"16:9": {1280, 720}, "9:16": {720, 1280}, "1:1": {1080, 1080}}
+	for format, size := range sizes {
+		r := e.post("/v2/thumbnail/text", map[string]any{"prompt": "Best budget travel tips for Japan", "model": model, "format": format})
+		if r.Status != 200 {
+			t.Fatalf("%s: %d %s", format, r.Status, r.Raw)
+		}
+		if got := e.decodeOutput(r.str("output")).Bounds().Size(); got != size {
+			t.Fatalf("%s: %v, want %v", format, got, size)
+		}
+		check()
+		noKeyLeak(t, log, r)
 	}
 }
 
@@ -58,20 +82,11 @@ func TestComfyUIThumbnailsSizesAndCharges(t *testing.T) {
 	log := &syncBuffer{}
 	fake, url := comfyFake(t)
 	e := start(t, 1000, withComfyUI(log, url))
-	sizes := map[string]image.Point{"16:9": {1280, 720}, "9:16": {720, 1280}, "1:1": {1080, 1080}}
-	for format, size := range sizes {
-		r := e.post("/v2/thumbnail/text", map[string]any{"prompt": "Best budget travel tips for Japan", "model": "mdl_4_5", "format": format})
-		if r.Status != 200 {
-			t.Fatalf("%s: %d %s", format, r.Status, r.Raw)
-		}
-		if got := e.decodeOutput(r.str("output")).Bounds().Size(); got != size {
-			t.Fatalf("%s: %v, want %v", format, got, size)
-		}
+	everyFormat(t, e, log, "mdl_4_5", func() {
 		if !strings.Contains(graphText(t, fake), "Best budget travel tips for Japan") {
 			t.Fatal("the prompt did not reach the graph verbatim")
 		}
-		noKeyLeak(t, log, r)
-	}
+	})
 	ref := e.serveImage("/ref.jpg", testImage(800, 600, 40))
 	r := e.post("/v2/thumbnail/image", map[string]any{"image_url": ref, "model": "mdl_2", "format": "9:16", "image_weight": "high"})
 	if r.Status != 200 {

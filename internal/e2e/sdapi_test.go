@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"image"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -17,29 +16,14 @@ const sdapiKey = "thumb:" + engineKey
 
 // withSDAPI points the app at sdapi fakes with key, logging into log.
 func withSDAPI(log *syncBuffer, key string, urls ...string) option {
-	return func(c *app.Config) {
-		c.Engine = engines.Config{Kind: "sdapi", URLs: urls, Key: key, HealthInterval: 50 * time.Millisecond}
-		if log != nil {
-			c.Logger = slog.New(slog.NewTextHandler(log, nil))
-		}
-	}
+	return withEngine(log, engines.Config{Kind: "sdapi", URLs: urls, Key: key})
 }
 
 func TestSDAPIBasicAuthSizesAndCharges(t *testing.T) {
 	log := &syncBuffer{}
 	fake, srv := sdapifake.Serve(t, sdapifake.Config{Auth: sdapiKey})
 	e := start(t, 1000, withSDAPI(log, sdapiKey, srv.URL))
-	sizes := map[string]image.Point{"16:9": {1280, 720}, "9:16": {720, 1280}, "1:1": {1080, 1080}}
-	for format, size := range sizes {
-		r := e.post("/v2/thumbnail/text", map[string]any{"prompt": "Best budget travel tips for Japan", "model": "mdl_2", "format": format})
-		if r.Status != 200 {
-			t.Fatalf("%s: %d %s", format, r.Status, r.Raw)
-		}
-		if got := e.decodeOutput(r.str("output")).Bounds().Size(); got != size {
-			t.Fatalf("%s: %v, want %v", format, got, size)
-		}
-		noKeyLeak(t, log, r)
-	}
+	everyFormat(t, e, log, "mdl_2", func() {})
 	ref := e.serveImage("/ref.jpg", testImage(800, 600, 40))
 	if r := e.post("/v2/thumbnail/image", map[string]any{"image_url": ref, "model": "mdl_2", "format": "16:9", "image_weight": "low"}); r.Status != 200 {
 		t.Fatalf("image thumbnail: %d %s", r.Status, r.Raw)

@@ -153,6 +153,18 @@ type BackendConfig struct {
 	Logger *slog.Logger
 }
 
+// WithDefaults returns c with what a caller may leave empty filled: a client keeping
+// conns idle connections per host (NewClient) and the default logger.
+func (c BackendConfig) WithDefaults(conns int) BackendConfig {
+	if c.Client == nil {
+		c.Client = NewClient(conns)
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	return c
+}
+
 // Kind is one protocol thumbforge can drive (--engine NAME). Registering a kind is one
 // entry in the registry package.
 type Kind struct {

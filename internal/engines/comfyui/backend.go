@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 	"mime/multipart"
 	"net"
@@ -57,27 +56,7 @@ func (b *backend) do(ctx context.Context, method, p string, q url.Values, conten
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	resp, err := b.hc.Do(req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, engines.Unavailable(err)
-	}
-	if resp.StatusCode/100 != 2 {
-		e := engines.FromResponse(resp, nil)
-		e.Detail = method + " " + p + ": " + e.Detail
-		return nil, e
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, engines.Unavailable(err)
-	}
-	return data, nil
+	return engines.Call(b.hc, req, maxAnswer, nil)
 }
 
 // maxAnswer bounds what is read of one answer (a 4K PNG is ~25 MB).

@@ -10,7 +10,6 @@ import (
 	"context"
 	"fmt"
 	"image"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -64,16 +63,9 @@ func New(cfg engines.BackendConfig) (engines.Backend, error) {
 	if cfg.Key != "" {
 		header.Set("Authorization", "Bearer "+cfg.Key)
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = slog.Default()
-	}
-	hc := cfg.Client
-	if hc == nil {
-		hc = &http.Client{}
-	}
+	cfg = cfg.WithDefaults(2)
 	b := &Backend{
-		b:          &backend{base: u, header: header, hc: hc, poll: pollEvery, log: log},
+		b:          &backend{base: u, header: header, hc: cfg.Client, poll: pollEvery, log: cfg.Logger},
 		workflows:  ws,
 		defaults:   defaults,
 		checkpoint: cfg.Model,
@@ -96,15 +88,7 @@ func New(cfg engines.BackendConfig) (engines.Backend, error) {
 func (a *Backend) Caps() engines.Caps { return a.caps }
 
 // Size is an SDXL training bucket of the format's orientation.
-func (a *Backend) Size(f core.Format) (int, int) {
-	switch f {
-	case core.Format9x16:
-		return 768, 1344
-	case core.Format1x1:
-		return 1024, 1024
-	}
-	return 1344, 768
-}
+func (a *Backend) Size(f core.Format) (int, int) { return engines.SDXLSize(f) }
 
 // Ping reads /system_stats, ComfyUI's usual liveness probe.
 func (a *Backend) Ping(ctx context.Context) error { return a.b.ping(ctx) }

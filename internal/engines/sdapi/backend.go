@@ -48,28 +48,9 @@ func (b *backend) call(ctx context.Context, method, p string, body, out any) err
 	if b.user != "" || b.pass != "" {
 		req.SetBasicAuth(b.user, b.pass)
 	}
-	resp, err := b.hc.Do(req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return engines.Unavailable(err)
-	}
-	if resp.StatusCode/100 != 2 {
-		e := engines.FromResponse(resp, nil)
-		e.Detail = method + " " + p + ": " + e.Detail
-		return e
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return engines.Unavailable(err)
-	}
-	if out == nil {
-		return nil
+	data, err := engines.Call(b.hc, req, maxAnswer, nil)
+	if err != nil || out == nil {
+		return err
 	}
 	if err := json.Unmarshal(data, out); err != nil {
 		return engines.Failed("%s %s: unreadable answer %q", method, p, clip(string(data)))

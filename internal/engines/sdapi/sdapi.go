@@ -10,7 +10,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"image"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -58,16 +57,9 @@ func New(cfg engines.BackendConfig) (engines.Backend, error) {
 			return nil, fmt.Errorf("sdapi: --engine-key must be user:pass (HTTP Basic, as --api-auth takes it)")
 		}
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = slog.Default()
-	}
-	hc := cfg.Client
-	if hc == nil {
-		hc = &http.Client{}
-	}
+	cfg = cfg.WithDefaults(2)
 	return &Backend{
-		b:          &backend{base: u, user: user, pass: pass, hc: hc, log: log, watchEvery: time.Second},
+		b:          &backend{base: u, user: user, pass: pass, hc: cfg.Client, log: cfg.Logger, watchEvery: time.Second},
 		checkpoint: cfg.Model,
 	}, nil
 }
@@ -79,15 +71,7 @@ func (a *Backend) Caps() engines.Caps {
 }
 
 // Size is an SDXL training bucket of the format's orientation.
-func (a *Backend) Size(f core.Format) (int, int) {
-	switch f {
-	case core.Format9x16:
-		return 768, 1344
-	case core.Format1x1:
-		return 1024, 1024
-	}
-	return 1344, 768
-}
+func (a *Backend) Size(f core.Format) (int, int) { return engines.SDXLSize(f) }
 
 // Ping reads /sdapi/v1/options.
 func (a *Backend) Ping(ctx context.Context) error { return a.b.ping(ctx) }
