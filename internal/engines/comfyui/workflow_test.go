@@ -126,3 +126,20 @@ func FuzzParseWorkflow(f *testing.F) {
 		}
 	})
 }
+
+// TestDocumentedWorkflows: the example workflows of docs/workflows (OPERATIONS.md) pass
+// the checks serve applies, so the documentation cannot drift from the rules.
+func TestDocumentedWorkflows(t *testing.T) {
+	for file, p := range map[string]Purpose{
+		"persona-pulid.json": ForPersona, "persona-instantid.json": ForPersona, "persona-faceid.json": ForPersona,
+		"style-ipadapter.json": ForStyle, "faceswap-reactor.json": ForFaceSwap,
+	} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "workflows", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ParseWorkflow(p, file, data); err != nil {
+			t.Errorf("%s: %v", file, err)
+		}
+	}
+}
