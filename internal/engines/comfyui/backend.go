@@ -163,10 +163,14 @@ func (b *backend) progress(wsCtx, ctx context.Context, clientID, id string, read
 			if ev.Data.Max > 0 {
 				core.ReportProgress(ctx, 100*ev.Data.Value/ev.Data.Max)
 			}
-		case "execution_success", "execution_error", "execution_interrupted":
-			select {
-			case wake <- struct{}{}:
-			default:
+		case "executing":
+			// node null: the prompt is done and its history written (execution_success
+			// comes before the history is)
+			if ev.Data.Node == nil {
+				select {
+				case wake <- struct{}{}:
+				default:
+				}
 			}
 		}
 	})

@@ -176,3 +176,20 @@ func TestUploadAndImageWorkflows(t *testing.T) {
 		}
 	}
 }
+
+// TestSocketEndWakesThePoller: with polling turned off in effect, the run still ends as
+// soon as the socket says the prompt is done (executing with node null, sent after the
+// history is written: waking on execution_success, which comes first, would find no
+// history and sleep a poll interval).
+func TestSocketEndWakesThePoller(t *testing.T) {
+	b, _ := testBackend(t, comfyfake.Config{})
+	b.poll = time.Hour
+	for i := 0; i < 5; i++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, err := b.run(ctx, bound(t, ForText, nil))
+		cancel()
+		if err != nil {
+			t.Fatalf("run %d: %v (the socket's end event did not wake the poller)", i, err)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"sync"
 )
 
 // event is one JSON message of ComfyUI's /ws socket: {"type": ..., "data": {...}}.
@@ -31,7 +32,9 @@ type event struct {
 // from /history, since sockets are known to stall silently on long runs. The upgrade
 // goes through the same HTTP transport as every other call, with the same auth header
 // and, like every call, no Origin header (ComfyUI refuses foreign origins).
-// ready is closed once the socket is open (events for prompts queued after that reach it).
+// ready is closed when the first message (ComfyUI's "status") arrives: the server sends
+// it after it has registered the socket, so events of prompts queued from then on reach
+// it (the 101 answer alone comes before the registration).
 func listen(ctx context.Context, hc *http.Client, u *url.URL, header http.Header, ready chan<- struct{}, fn func(event)) error {
 	var key [16]byte
 	rand.Read(key[:])
@@ -62,14 +65,17 @@ func listen(ctx context.Context, hc *http.Client, u *url.URL, header http.Header
 		rwc.Close()
 		return errors.New("websocket upgrade: bad Sec-WebSocket-Accept")
 	}
-	close(ready)
 	stop := context.AfterFunc(ctx, func() {
 		writeClientFrame(rwc, 0x8, []byte{0x03, 0xe8}) // 1000, normal closure
 		rwc.Close()
 	})
 	defer stop()
 	defer rwc.Close()
-	return readEvents(bufio.NewReader(rwc), rwc, fn)
+	var once sync.Once
+	return readEvents(bufio.NewReader(rwc), rwc, func(ev event) {
+		once.Do(func() { close(ready) })
+		fn(ev)
+	})
 }
 
 // maxTextFrame bounds a JSON message; binary frames (previews) are skipped unread.
