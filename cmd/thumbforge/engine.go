@@ -67,7 +67,11 @@ func engineCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		fmt.Fprintln(stdout, "engine builtin: no backend to check; every operation runs in process.")
 		return nil
 	}
-	fmt.Fprintf(stdout, "engine %s, model %s, headline %s, %d in flight per backend\n", cfg.Kind, cfg.Model, cfg.Text, cfg.Concurrency)
+	model := cfg.Model
+	if model == "" {
+		model = "the server's" // sdapi without --engine-model
+	}
+	fmt.Fprintf(stdout, "engine %s, model %s, headline %s, %d in flight per backend\n", cfg.Kind, model, cfg.Text, cfg.Concurrency)
 	failed := 0
 	for _, u := range cfg.URLs {
 		if !checkBackend(ctx, stdout, kinds[cfg.Kind], cfg, u) {
