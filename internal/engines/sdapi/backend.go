@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"thumbforge/internal/core"
 	"thumbforge/internal/engines"
 )
 
@@ -67,10 +68,14 @@ const maxAnswer = 256 << 20
 // interrupt is global).
 func (b *backend) generate(ctx context.Context, op string, req map[string]any) ([]byte, error) {
 	task, _ := req["force_task_id"].(string)
+	pctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go b.follow(pctx, ctx, task)
 	var out struct {
 		Images []string `json:"images"`
 	}
 	err := b.call(ctx, http.MethodPost, "/sdapi/v1/"+op, req, &out)
+	stop()
 	switch {
 	case ctx.Err() != nil:
 		go b.interruptWhenOurs(task)
@@ -85,6 +90,28 @@ func (b *backend) generate(ctx context.Context, op string, req map[string]any) (
 		return nil, engines.Failed("%s: images[0] is not base64: %v", op, err)
 	}
 	return data, nil
+}
+
+// follow reports the task's progress while its request runs, from POST
+// /internal/progress (A1111, Forge); it stops at the first answer that is not one
+// (sd.cpp has no such route) or when pctx ends.
+func (b *backend) follow(pctx, ctx context.Context, task string) {
+	for {
+		select {
+		case <-pctx.Done():
+			return
+		case <-time.After(b.watchEvery):
+		}
+		var st struct {
+			Progress *float64 `json:"progress"`
+		}
+		if err := b.call(pctx, http.MethodPost, "/internal/progress", map[string]any{"id_task": task, "id_live_preview": -1, "live_preview": false}, &st); err != nil {
+			return
+		}
+		if st.Progress != nil {
+			core.ReportProgress(ctx, int(*st.Progress*100))
+		}
+	}
 }
 
 // queuedWatch bounds how long a cancelled task that still waits in the server's queue is

@@ -10,9 +10,11 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"sync"
 	"testing"
 	"time"
 
+	"thumbforge/internal/core"
 	"thumbforge/internal/engines"
 	"thumbforge/internal/engines/enginetest/fakekit"
 	"thumbforge/internal/engines/enginetest/sdapifake"
@@ -106,5 +108,23 @@ func TestBusyGoesBackToThePool(t *testing.T) {
 	f.Arm(sdapifake.Fail, 1)
 	if _, err := b.generate(context.Background(), "txt2img", txt("c")); !errors.As(err, &fl) || fl.Class != engines.ClassFailed {
 		t.Errorf("500: %v, want failed", err)
+	}
+}
+
+// TestProgressIsFollowed: while a generation runs, its task's progress is reported.
+func TestProgressIsFollowed(t *testing.T) {
+	b, _ := testBackend(t, sdapifake.Config{StepDelay: 20 * time.Millisecond}, "", "")
+	var mu sync.Mutex
+	var seen []int
+	ctx := core.WithProgress(context.Background(), func(p int) { mu.Lock(); seen = append(seen, p); mu.Unlock() })
+	req := txt("p1")
+	req["steps"], req["width"], req["height"] = 20, 64, 64
+	if _, err := b.generate(ctx, "txt2img", req); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) == 0 || seen[len(seen)-1] > 100 || seen[0] < 0 {
+		t.Errorf("progress %v, want reports in 0..100 while 20 steps of 20 ms ran", seen)
 	}
 }
