@@ -8,7 +8,13 @@ import (
 	"net/http"
 	"testing"
 
+	"net/http/httptest"
+	"thumbforge/internal/app"
 	"thumbforge/internal/core"
+	"thumbforge/internal/engines"
+	"thumbforge/internal/engines/enginetest"
+	"thumbforge/internal/engines/enginetest/openaifake"
+	"thumbforge/internal/testutil"
 )
 
 // benchEnv starts the app with plenty of credits and no practical in-flight cap.
@@ -58,4 +64,24 @@ func BenchmarkTextThumbnail(b *testing.B) {
 // BenchmarkTitles measures v2 titles with the builtin generator.
 func BenchmarkTitles(b *testing.B) {
 	benchPost(b, benchEnv(b), "/v2/title/text", map[string]any{"prompt": "I tested 5 budget mechanical keyboards under $50 for a month"}, 200)
+}
+
+// BenchmarkOpenAIThumbnail is a text thumbnail through the openai engine against an
+// in-process fake answering at once with a photo-like 1536x1024 picture: the CPU thumbforge
+// adds to a generation (the fake's share is its answer's base64 and JSON).
+func BenchmarkOpenAIThumbnail(b *testing.B) {
+	answer := openaifake.Photo(enginetest.Photo(b, "rocket.jpg"), 1536, 1024)
+	f, err := openaifake.New(openaifake.Config{Answer: answer})
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := httptest.NewServer(f)
+	b.Cleanup(srv.Close)
+	e := start(b, 1<<40, func(c *app.Config) {
+		c.Engine = engines.Config{Kind: "openai", URLs: []string{srv.URL + "/v1"}, Concurrency: 8}
+	})
+	e.App.Store.UpdateAccount(context.Background(), e.Account, func(a *core.Account) error { a.Concurrency = 10000; return nil })
+	cpu := testutil.CPUTime()
+	benchPost(b, e, "/v2/thumbnail/text", map[string]any{"prompt": "Ten budget travel tips for Japan", "model": "mdl_3", "format": "16:9"}, 200)
+	testutil.ReportCPU(b, cpu)
 }

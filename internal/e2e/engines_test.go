@@ -13,6 +13,7 @@ import (
 
 	"thumbforge/internal/app"
 	"thumbforge/internal/engines"
+	"thumbforge/internal/engines/enginetest"
 	"thumbforge/internal/engines/enginetest/openaifake"
 )
 
@@ -308,5 +309,47 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("gave up waiting for %s", what)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestOpenAIPersonaAndStyleGoToTheModel trains a persona and a style, then asks for a
+// thumbnail with both: the persona's face crops and the style's references reach the
+// backend as image[] parts, the output shows a face, and the price is the thumbnail's.
+func TestOpenAIPersonaAndStyleGoToTheModel(t *testing.T) {
+	fake, url := openaiFake(t, openaifake.Config{})
+	e := start(t, 1000, withOpenAI(nil, url))
+	face := photoDataURL(t, "astronaut.jpg")
+	persona := e.post("/v2/custom/persona", map[string]any{"name": "Astro", "image_base64s": []string{face, face, face}})
+	var styleURLs []string
+	for i := range 3 {
+		styleURLs = append(styleURLs, e.serveImage("/st"+string(rune('0'+i))+".jpg", testImage(160, 90, uint8(70*i))))
+	}
+	style := e.post("/v2/custom/style", map[string]any{"name": "Neon", "image_urls": styleURLs})
+	for _, r := range []response{persona, style} {
+		if r.Status != 200 {
+			t.Fatalf("create: %d %s", r.Status, r.Raw)
+		}
+		seen := e.poll("/v2/custom/"+r.str("id"), e.Key, func(r response) bool { return r.str("status") != "processing" })
+		if last := seen[len(seen)-1]; last.str("status") != "completed" {
+			t.Fatalf("training: %s", last.Raw)
+		}
+	}
+	before := e.balance(e.Account)
+	r := e.post("/v2/thumbnail/text", map[string]any{"prompt": "Launch day vlog", "model": "mdl_3", "format": "16:9",
+		"persona": persona.str("id"), "style": style.str("id")})
+	if r.Status != 200 {
+		t.Fatalf("thumbnail: %d %s", r.Status, r.Raw)
+	}
+	if len(enginetest.Detector(t).Detect(e.decodeOutput(r.str("output")))) == 0 {
+		t.Error("no face in the persona thumbnail")
+	}
+	reqs := fake.Requests()
+	last := reqs[len(reqs)-1]
+	if last.Path != "/v1/images/edits" || bytes.Count(last.Body, []byte(`name="image[]"`)) != 3+3 ||
+		!bytes.Contains(last.Body, []byte("Launch day vlog")) || !bytes.Contains(last.Body, []byte("style reference images")) {
+		t.Fatalf("the request did not carry 3 face crops and 3 style references: %s %d parts", last.Path, bytes.Count(last.Body, []byte(`name="image[]"`)))
+	}
+	if got := before - e.balance(e.Account); got != 16 {
+		t.Fatalf("charged %d, want 16", got)
 	}
 }

@@ -8,7 +8,9 @@ import (
 	"image/png"
 
 	_ "golang.org/x/image/webp"
+
 	_ "image/jpeg" // backends answer PNG, JPEG or WebP
+	"thumbforge/internal/jpegscale"
 )
 
 // MaxPicturePixels bounds a backend's picture (a 3840x2160 gpt-image-2 frame is 8.3 MP):
@@ -31,6 +33,13 @@ func DecodePicture(ctx context.Context, data []byte) (image.Image, error) {
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if format == "jpeg" {
+		// The project's decoder is twice as fast as image/jpeg on baseline files; the
+		// variants it does not handle fall through to the standard one.
+		if img, err := jpegscale.Decode(data, 0); err == nil {
+			return img, nil
+		}
 	}
 	img, _, err := image.Decode(bytes.NewReader(data))
 	if err != nil {

@@ -32,7 +32,7 @@ func (e *Engine) Thumbnail(ctx context.Context, job core.ThumbnailJob) (image.Im
 	if err != nil {
 		return nil, err
 	}
-	out := e.opts.Builtin.Fit(pic, w, h)
+	out, subj := e.opts.Builtin.FitPicture(pic, w, h)
 	layers := builtin.Layers{
 		Headline: e.opts.Config.Text != TextModel,
 		Style:    job.Style != nil && req.Styles == nil,
@@ -47,7 +47,7 @@ func (e *Engine) Thumbnail(ctx context.Context, job core.ThumbnailJob) (image.Im
 		}
 		layers.Portrait = !swapped
 	}
-	if err := e.opts.Builtin.Finish(ctx, out, job, layers); err != nil {
+	if err := e.opts.Builtin.Finish(ctx, out, job, subj, layers); err != nil {
 		return nil, err
 	}
 	core.ReportProgress(ctx, 95)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"image"
+	"image/jpeg"
 	"image/png"
 	"io"
 	"mime"
@@ -91,7 +92,7 @@ func TestGenerationsRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if img, err := png.Decode(bytes.NewReader(data)); err != nil || img.Bounds().Dx() != 1536 {
+	if img, err := jpeg.Decode(bytes.NewReader(data)); err != nil || img.Bounds().Dx() != 1536 {
 		t.Fatalf("picture: %v", err)
 	}
 	r := f.Requests()[0]
@@ -99,7 +100,8 @@ func TestGenerationsRequest(t *testing.T) {
 	if err := json.Unmarshal(r.Body, &body); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]any{"model": "gpt-image-1", "prompt": "a red fox", "size": "1536x1024", "n": 1.0, "quality": "high"}
+	want := map[string]any{"model": "gpt-image-1", "prompt": "a red fox", "size": "1536x1024", "n": 1.0, "quality": "high",
+		"output_format": "jpeg", "output_compression": 95.0}
 	for k, v := range want {
 		if body[k] != v {
 			t.Errorf("%s = %v, want %v", k, body[k], v)

@@ -5,8 +5,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"image"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -22,6 +24,10 @@ type Config struct {
 	Delay time.Duration
 	// Flavor is "openai" (default) or "sdcpp" (stable-diffusion.cpp's sd-server).
 	Flavor string
+	// Answer, when set, is the picture every valid image request gets back, whatever it
+	// asked (encoded once per output format): benchmarks measure the client, not the
+	// fake's painting.
+	Answer image.Image
 }
 
 // Faults a test can arm with Fake.Arm.
@@ -48,6 +54,7 @@ type Fake struct {
 	served      int // image answers sent
 	abandoned   int // image requests whose client left before the answer
 	files       map[string][]byte
+	answers     map[string][]byte // Config.Answer encoded, by output format and compression
 	closed      chan struct{}
 	closeOnce   sync.Once
 }
@@ -61,7 +68,7 @@ func New(cfg Config) (*Fake, error) {
 	if cfg.Flavor == "" {
 		cfg.Flavor = "openai"
 	}
-	f := &Fake{cfg: cfg, spec: s, files: map[string][]byte{}, closed: make(chan struct{})}
+	f := &Fake{cfg: cfg, spec: s, files: map[string][]byte{}, answers: map[string][]byte{}, closed: make(chan struct{})}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/images/generations", func(w http.ResponseWriter, r *http.Request) { f.image(w, r, false) })
 	mux.HandleFunc("POST /v1/images/edits", func(w http.ResponseWriter, r *http.Request) { f.image(w, r, true) })
@@ -157,10 +164,15 @@ func (f *Fake) fail(w http.ResponseWriter, p *problem) {
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // the fake's own answers always marshal
+	}
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.Header().Set("X-Request-Id", fmt.Sprintf("req_%x", time.Now().UnixNano()))
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
+	w.Write(body)
 }
 
 // models lists the models, as GET /v1/models does.

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3filter"
 
@@ -224,6 +225,10 @@ func TestFaultsAndStats(t *testing.T) {
 	}
 	if resp, out := send(); resp.StatusCode != 200 {
 		t.Fatalf("after the faults: %d %v", resp.StatusCode, out)
+	}
+	// The handler ends just after the client has the answer.
+	for deadline := time.Now().Add(time.Minute); f.Stats().InFlight != 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
 	}
 	if s := f.Stats(); s.Served != 1 || s.InFlight != 0 || s.MaxInFlight != 1 {
 		t.Fatalf("stats %+v", s)

@@ -1,9 +1,11 @@
 package openaifake
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"image"
+	"image/jpeg"
 	"io"
 	"net/http"
 	"strings"
@@ -23,6 +25,33 @@ type job struct {
 	dalle    bool // answers a URL unless b64_json was asked
 	b64      bool
 	quality  string
+	format   string // output_format: png (default) or jpeg
+	compress int    // output_compression for jpeg, 0..100
+}
+
+// encode writes a picture in the requested output format.
+func (j *job) encode(img image.Image) []byte {
+	if j.format != "jpeg" {
+		return fakekit.EncodePNG(img)
+	}
+	var b bytes.Buffer
+	if err := jpeg.Encode(&b, img, &jpeg.Options{Quality: max(1, j.compress)}); err != nil {
+		panic(err) // encoding to memory fails only for an invalid image
+	}
+	return b.Bytes()
+}
+
+// canned is Config.Answer in the job's format, encoded once.
+func (f *Fake) canned(j *job) []byte {
+	key := fmt.Sprintf("%s/%d", j.format, j.compress)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if b, ok := f.answers[key]; ok {
+		return b
+	}
+	b := j.encode(f.cfg.Answer)
+	f.answers[key] = b
+	return b
 }
 
 // image answers /v1/images/generations (edit=false) and /v1/images/edits.
@@ -56,13 +85,14 @@ func (f *Fake) image(w http.ResponseWriter, r *http.Request, edit bool) {
 	if !f.wait(r, f.Take(Hang)) {
 		return
 	}
-	var pic *image.RGBA
-	if edit {
-		pic = paintEdit(j, f.cfg.Flavor == "sdcpp")
+	var data []byte
+	if f.cfg.Answer != nil {
+		data = f.canned(j)
+	} else if edit {
+		data = j.encode(paintEdit(j, f.cfg.Flavor == "sdcpp"))
 	} else {
-		pic = fakekit.Scene(j.seed, j.prompt, j.w, j.h)
+		data = j.encode(fakekit.Scene(j.seed, j.prompt, j.w, j.h))
 	}
-	data := fakekit.EncodePNG(pic)
 	if f.Take(Garbage) {
 		data = []byte("this is not a picture")
 	}
@@ -78,9 +108,23 @@ func paintEdit(j *job, sdcpp bool) *image.RGBA {
 
 // read applies the rules beyond the schema and gathers what the picture is made from.
 func (f *Fake) read(form *form, edit bool) (*job, *problem) {
-	j := &job{prompt: form.str("prompt"), quality: form.str("quality"), strength: 0.6}
+	j := &job{prompt: form.str("prompt"), quality: form.str("quality"), strength: 0.6, format: "png", compress: 100}
 	if strings.TrimSpace(j.prompt) == "" {
 		return nil, invalid("prompt", "invalid_value", "prompt required")
+	}
+	if of := form.str("output_format"); of != "" {
+		j.format = of
+	}
+	if j.format == "webp" {
+		return nil, invalid("output_format", "invalid_value", "webp output is not implemented by this fake")
+	}
+	if c, ok := form.fields["output_compression"].(int64); ok {
+		j.compress = int(c)
+	} else if c, ok := form.fields["output_compression"].(float64); ok {
+		j.compress = int(c)
+	}
+	if j.compress < 0 || j.compress > 100 {
+		return nil, invalid("output_compression", "invalid_value", "output_compression must be between 0 and 100.")
 	}
 	if f.cfg.Flavor == "sdcpp" {
 		if p := j.readSDCpp(form); p != nil {
@@ -160,20 +204,20 @@ func moderation(dalle bool) *problem {
 }
 
 // answer writes the ImagesResponse: b64_json, or a URL for DALL-E models.
-func (f *Fake) answer(w http.ResponseWriter, r *http.Request, j *job, png []byte) {
+func (f *Fake) answer(w http.ResponseWriter, r *http.Request, j *job, pic []byte) {
 	created := time.Now().Unix()
 	if f.cfg.Flavor == "sdcpp" {
-		writeJSON(w, http.StatusOK, map[string]any{"created": created, "output_format": "png",
-			"data": []map[string]any{{"b64_json": encodeB64(png)}}})
+		writeJSON(w, http.StatusOK, map[string]any{"created": created, "output_format": j.format,
+			"data": []map[string]any{{"b64_json": encodeB64(pic)}}})
 		return
 	}
 	item := map[string]any{}
 	if j.b64 {
-		item["b64_json"] = encodeB64(png)
+		item["b64_json"] = encodeB64(pic)
 	} else {
-		name := fmt.Sprintf("img-%d-%d.png", created, fakekit.Hash(j.prompt, string(png[:min(len(png), 64)])))
+		name := fmt.Sprintf("img-%d-%d.png", created, fakekit.Hash(j.prompt, string(pic[:min(len(pic), 64)])))
 		f.mu.Lock()
-		f.files[name] = png
+		f.files[name] = pic
 		f.mu.Unlock()
 		item["url"] = "http://" + r.Host + "/files/" + name
 	}
@@ -187,7 +231,7 @@ func (f *Fake) answer(w http.ResponseWriter, r *http.Request, j *job, png []byte
 		quality = "medium"
 	}
 	resp := map[string]any{
-		"created": created, "data": []any{item}, "background": "opaque", "output_format": "png",
+		"created": created, "data": []any{item}, "background": "opaque", "output_format": j.format,
 		"quality": quality,
 		"usage": map[string]any{"total_tokens": 100, "input_tokens": 50, "output_tokens": 50,
 			"input_tokens_details": map[string]any{"text_tokens": 10, "image_tokens": 40}},

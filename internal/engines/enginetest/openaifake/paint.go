@@ -5,6 +5,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"math/rand/v2"
 	"strings"
 
 	_ "golang.org/x/image/webp"
@@ -91,12 +92,12 @@ func edit(images []image.Image, mask *image.Gray, seed uint64, prompt string, st
 	return out
 }
 
-// inset draws ref (keeping its aspect) at about half the picture's height, the i-th of
-// n spread across the width, only where the mask repaints (everywhere without a mask).
+// inset draws ref (keeping its aspect) in the i-th of n slots across the width, at most
+// half the picture's height, only where the mask repaints (everywhere without a mask).
 func inset(dst *image.RGBA, ref image.Image, i, n int, mask *image.Gray) {
 	W, H := dst.Rect.Dx(), dst.Rect.Dy()
 	b := ref.Bounds()
-	h := H / 2
+	h := min(H/2, W/n*b.Dy()/max(1, b.Dx()))
 	w := max(1, h*b.Dx()/max(1, b.Dy()))
 	cx := W * (2*i + 1) / (2 * n)
 	x0, y0 := max(0, cx-w/2), H/4
@@ -121,4 +122,18 @@ func extraArgs(prompt string) (string, string) {
 		return prompt, ""
 	}
 	return strings.TrimSpace(prompt[:i] + prompt[j+len(end):]), prompt[i+len(open) : j]
+}
+
+// Photo is src scaled to w x h with fine grain: an answer (Config.Answer) as large and
+// as slow to decode as a model's picture, where a smooth painted scene compresses far
+// better.
+func Photo(src image.Image, w, h int) *image.RGBA {
+	img := fakekit.Resize(src, w, h)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range img.Pix {
+		if i%4 != 3 {
+			img.Pix[i] = uint8(min(255, max(0, int(img.Pix[i])+r.IntN(13)-6)))
+		}
+	}
+	return img
 }
