@@ -3,27 +3,14 @@ package e2e
 import (
 	"image"
 	"image/draw"
-	"os"
 	"strings"
 	"testing"
 
-	_ "image/jpeg"
+	"thumbforge/internal/engines/enginetest"
 )
 
 // photo loads a test photograph shipped with the faces package.
-func photo(t *testing.T, name string) image.Image {
-	t.Helper()
-	f, err := os.Open("../faces/testdata/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, _, err := image.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return img
-}
+func photo(t *testing.T, name string) image.Image { return enginetest.Photo(t, name) }
 
 // mirrored returns img flipped left to right: a second, different-looking "person".
 func mirrored(img image.Image) *image.RGBA {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"thumbforge/internal/engines/enginetest/comfyfake"
+	"thumbforge/internal/engines/enginetest/openaifake"
 	"thumbforge/internal/engines/enginetest/sdapifake"
 	"thumbforge/internal/testutil"
 )
@@ -33,16 +34,18 @@ func outputSize(t *testing.T, url string) image.Point {
 	return img.Bounds().Size()
 }
 
-// TestServeProcessWithComfyUIAndSDAPI runs `thumbforge serve --engine comfyui` and
-// `--engine sdapi` as real processes against the fakes over real sockets, the keys in the
-// environment (out of ps).
-func TestServeProcessWithComfyUIAndSDAPI(t *testing.T) {
+// TestServeProcessWithEngines runs `thumbforge serve --engine openai`, `--engine comfyui`
+// and `--engine sdapi` as real processes against the fakes over real sockets, the keys in
+// the environment (out of ps).
+func TestServeProcessWithEngines(t *testing.T) {
 	comfy, csrv := comfyfake.Serve(t, comfyfake.Config{Token: engineKey})
 	sd, ssrv := sdapifake.Serve(t, sdapifake.Config{Auth: sdapiKey})
+	oa, oaURL := openaiFake(t, openaifake.Config{})
 	for _, tc := range []struct {
 		engine, url, key string
 		served           func() int
 	}{
+		{"openai", oaURL, engineKey, func() int { return oa.Count("POST", "/v1/images/generations") }},
 		{"comfyui", csrv.URL, engineKey, func() int { return len(comfy.Prompts()) }},
 		{"sdapi", ssrv.URL, sdapiKey, func() int { return sd.Count("POST", "/sdapi/v1/txt2img") }},
 	} {

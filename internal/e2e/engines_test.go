@@ -5,9 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"image"
-	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +13,7 @@ import (
 	"thumbforge/internal/engines"
 	"thumbforge/internal/engines/enginetest"
 	"thumbforge/internal/engines/enginetest/openaifake"
+	"thumbforge/internal/testutil"
 )
 
 // engineKey is the backend key the tests configure; it must never reach a client or a
@@ -22,32 +21,11 @@ import (
 const engineKey = "sk-e2e-secret-0123456789abcdef"
 
 // syncBuffer is a log destination safe for the app's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
+type syncBuffer = testutil.SyncBuffer
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// withOpenAI points the app at OpenAI fakes (their servers' URLs), logging into log.
+// withOpenAI points the app at OpenAI fakes (their API bases), logging into log.
 func withOpenAI(log *syncBuffer, urls ...string) option {
-	return func(c *app.Config) {
-		c.Engine = engines.Config{Kind: "openai", URLs: urls, Key: engineKey, Model: "gpt-image-1",
-			HealthInterval: 50 * time.Millisecond}
-		if log != nil {
-			c.Logger = slog.New(slog.NewTextHandler(log, nil))
-		}
-	}
+	return withEngine(log, engines.Config{Kind: "openai", URLs: urls, Key: engineKey, Model: "gpt-image-1"})
 }
 
 // openaiFake starts a fake that requires engineKey; its API base is the returned URL.
@@ -74,17 +52,7 @@ func TestOpenAIThumbnailsSizesAndCharges(t *testing.T) {
 	log := &syncBuffer{}
 	fake, url := openaiFake(t, openaifake.Config{})
 	e := start(t, 1000, withOpenAI(log, url))
-	sizes := map[string]image.Point{"16:9": {1280, 720}, "9:16": {720, 1280}, "1:1": {1080, 1080}}
-	for format, size := range sizes {
-		r := e.post("/v2/thumbnail/text", map[string]any{"prompt": "Best budget travel tips for Japan", "model": "mdl_4_5", "format": format})
-		if r.Status != 200 {
-			t.Fatalf("%s: %d %s", format, r.Status, r.Raw)
-		}
-		if got := e.decodeOutput(r.str("output")).Bounds().Size(); got != size {
-			t.Fatalf("%s: %v, want %v", format, got, size)
-		}
-		noKeyLeak(t, log, r)
-	}
+	everyFormat(t, e, log, "mdl_4_5", func() {})
 	ref := e.serveImage("/ref.jpg", testImage(800, 600, 40))
 	r := e.post("/v2/thumbnail/image", map[string]any{"image_url": ref, "model": "mdl_2", "format": "9:16", "image_weight": "high"})
 	if r.Status != 200 {
@@ -301,16 +269,7 @@ func TestOpenAIEditWithMask(t *testing.T) {
 }
 
 // waitUntil polls cond; only a bug waits the full minute.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
+func waitUntil(t *testing.T, what string, cond func() bool) { enginetest.WaitFor(t, what, cond) }
 
 // TestOpenAIPersonaAndStyleGoToTheModel trains a persona and a style, then asks for a
 // thumbnail with both: the persona's face crops and the style's references reach the

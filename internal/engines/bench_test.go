@@ -1,19 +1,17 @@
-package engines
+package engines_test
 
 import (
 	"bytes"
 	"context"
-	"image"
 	"image/jpeg"
 	"io"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"thumbforge/internal/core"
+	"thumbforge/internal/engines"
 	"thumbforge/internal/engines/builtin"
+	"thumbforge/internal/engines/enginetest"
 	"thumbforge/internal/engines/enginetest/openaifake"
-	"thumbforge/internal/faces"
 	"thumbforge/internal/jpegenc"
 )
 
@@ -21,24 +19,16 @@ import (
 // network: decode a 1536x1024 JPEG (gpt-image-1's 16:9 frame, quality 95), find the
 // subject, crop to 1280x720, lay the headline, encode the output JPEG.
 func BenchmarkFinishPicture(b *testing.B) {
-	f, err := os.Open(filepath.Join("..", "faces", "testdata", "rocket.jpg"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	src, _, err := image.Decode(f)
-	f.Close()
-	if err != nil {
-		b.Fatal(err)
-	}
+	src := enginetest.Photo(b, "rocket.jpg")
 	var answer bytes.Buffer
 	jpeg.Encode(&answer, openaifake.Photo(src, 1536, 1024), &jpeg.Options{Quality: 95})
-	d, _ := faces.NewDetector()
+	d := enginetest.Detector(b)
 	be, _ := builtin.New(builtin.Config{Faces: d})
 	job := core.ThumbnailJob{Model: "mdl_3", Format: core.Format16x9, Prompt: "Ten budget travel tips for Japan"}
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		pic, err := DecodePicture(ctx, answer.Bytes())
+		pic, err := engines.DecodePicture(ctx, answer.Bytes())
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -26,7 +26,7 @@ func Call(hc *http.Client, req *http.Request, limit int64, refused func(status i
 		e.Detail = req.Method + " " + req.URL.Path + ": " + e.Detail
 		return nil, e
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, limit))
+	data, err := readBody(resp, limit)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -34,6 +34,18 @@ func Call(hc *http.Client, req *http.Request, limit int64, refused func(status i
 		return nil, Unavailable(err)
 	}
 	return data, nil
+}
+
+// readBody reads an answer whole, in one allocation when its length is known: a
+// model's picture in base64 is a megabyte or more, and growing a buffer for it by
+// doubling copies it several times.
+func readBody(resp *http.Response, limit int64) ([]byte, error) {
+	if n := resp.ContentLength; n > 0 && n <= limit {
+		data := make([]byte, n)
+		_, err := io.ReadFull(resp.Body, data)
+		return data, err
+	}
+	return io.ReadAll(io.LimitReader(resp.Body, limit))
 }
 
 // SDXLSize is the SDXL training bucket of a format's orientation (1344x768, 768x1344,

@@ -28,24 +28,13 @@ func (e *Engine) Edit(ctx context.Context, job core.EditJob) (image.Image, error
 	if !e.caps.Has(need) {
 		return e.opts.Builtin.Edit(ctx, job)
 	}
-	f := job.Format
-	if _, _, ok := f.Size(); !ok {
-		f = core.ClosestFormat(job.Image)
-	}
-	w, h, _ := f.Size()
-	bw, bh := e.size(f)
-	rect := e.opts.Builtin.FitRect(job.Image, w, h)
-	req := &Request{
-		Op: OpEdit, Prompt: job.Instruction, Width: bw, Height: bh, Format: f, Tier: TierOf("mdl_3"),
-		Seed: job.Seed, Image: builtin.Resize(job.Image, rect, bw, bh),
-	}
-	if job.Mask != nil {
-		req.Mask = maskPart(job.Mask, job.Image.Bounds(), rect, bw, bh)
-	}
+	req, rect := e.inputRequest(OpEdit, job.Image, job.Mask, job.Format)
+	req.Prompt, req.Seed = job.Instruction, job.Seed
 	pic, err := e.generate(ctx, req)
 	if err != nil {
 		return nil, err
 	}
+	w, h, _ := req.Format.Size()
 	out := builtin.Resize(pic, pic.Bounds(), w, h)
 	if job.Mask != nil {
 		keepOutside(out, builtin.Resize(job.Image, rect, w, h), maskPart(job.Mask, job.Image.Bounds(), rect, w, h))
@@ -64,26 +53,32 @@ func (e *Engine) FaceSwap(ctx context.Context, job core.FaceSwapJob) (image.Imag
 	if err := e.checkFaces(job); err != nil {
 		return nil, err
 	}
-	f := job.Format
-	if _, _, ok := f.Size(); !ok {
-		f = core.ClosestFormat(job.Target)
-	}
-	w, h, _ := f.Size()
-	bw, bh := e.size(f)
-	rect := e.opts.Builtin.FitRect(job.Target, w, h)
-	req := &Request{
-		Op: OpFaceSwap, Prompt: "Swap the face.", Width: bw, Height: bh, Format: f, Tier: TierOf("mdl_3"),
-		Image: builtin.Resize(job.Target, rect, bw, bh), Faces: []image.Image{job.Face},
-	}
-	if job.Mask != nil {
-		req.Mask = maskPart(job.Mask, job.Target.Bounds(), rect, bw, bh)
-	}
+	req, _ := e.inputRequest(OpFaceSwap, job.Target, job.Mask, job.Format)
+	req.Prompt, req.Faces = "Swap the face.", []image.Image{job.Face}
 	pic, err := e.generate(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	core.ReportProgress(ctx, 95)
+	w, h, _ := req.Format.Size()
 	return builtin.Resize(pic, pic.Bounds(), w, h), ctx.Err()
+}
+
+// inputRequest is the request of an operation on an input picture: the format (the one
+// asked, else the nearest to the input's aspect), the part of img that format keeps
+// (rect, in img's coordinates) scaled to the backend's size, and the mask's same part.
+func (e *Engine) inputRequest(op Op, img, mask image.Image, f core.Format) (*Request, image.Rectangle) {
+	if _, _, ok := f.Size(); !ok {
+		f = core.ClosestFormat(img)
+	}
+	w, h, _ := f.Size()
+	bw, bh := e.size(f)
+	rect := e.opts.Builtin.FitRect(img, w, h)
+	req := &Request{Op: op, Width: bw, Height: bh, Format: f, Tier: TierOf("mdl_3"), Image: builtin.Resize(img, rect, bw, bh)}
+	if mask != nil {
+		req.Mask = maskPart(mask, img.Bounds(), rect, bw, bh)
+	}
+	return req, rect
 }
 
 // checkFaces returns core.ErrNoTargetFace or core.ErrNoSourceFace when a side of the

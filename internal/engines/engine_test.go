@@ -1,38 +1,36 @@
-package engines
+package engines_test
 
 import (
 	"context"
 	"errors"
 	"image"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	_ "image/jpeg"
-
 	"thumbforge/internal/core"
+	"thumbforge/internal/engines"
 	"thumbforge/internal/engines/builtin"
+	"thumbforge/internal/engines/enginetest"
 	"thumbforge/internal/engines/enginetest/fakekit"
 	"thumbforge/internal/faces"
 )
 
 // painter is an in-process backend with chosen capabilities that paints its answer.
 type painter struct {
-	caps  Caps
+	caps  engines.Caps
 	mu    sync.Mutex
-	reqs  []*Request
-	reply func(*Request) ([]byte, error)
+	reqs  []*engines.Request
+	reply func(*engines.Request) ([]byte, error)
 }
 
-func (p *painter) Caps() Caps                  { return p.caps }
-func (p *painter) Size(core.Format) (int, int) { return 768, 512 }
-func (p *painter) Ping(context.Context) error  { return nil }
-func (p *painter) requests() []*Request        { p.mu.Lock(); defer p.mu.Unlock(); return p.reqs }
+func (p *painter) Caps() engines.Caps           { return p.caps }
+func (p *painter) Size(core.Format) (int, int)  { return 768, 512 }
+func (p *painter) Ping(context.Context) error   { return nil }
+func (p *painter) requests() []*engines.Request { p.mu.Lock(); defer p.mu.Unlock(); return p.reqs }
 
-func (p *painter) Generate(ctx context.Context, r *Request) ([]byte, error) {
+func (p *painter) Generate(ctx context.Context, r *engines.Request) ([]byte, error) {
 	p.mu.Lock()
 	p.reqs = append(p.reqs, r)
 	p.mu.Unlock()
@@ -43,22 +41,19 @@ func (p *painter) Generate(ctx context.Context, r *Request) ([]byte, error) {
 	return fakekit.EncodePNG(fakekit.Scene(r.Seed, r.Prompt, r.Width, r.Height)), nil
 }
 
-func newTestEngine(t *testing.T, p *painter, key string) *Engine {
+func newTestEngine(t *testing.T, p *painter, key string) *engines.Engine {
 	t.Helper()
-	d, err := faces.NewDetector()
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := enginetest.Detector(t)
 	b, err := builtin.New(builtin.Config{Faces: d})
 	if err != nil {
 		t.Fatal(err)
 	}
-	kind := Kind{Name: "paint", DefaultConcurrency: 2, New: func(BackendConfig) (Backend, error) { return p, nil }}
-	cfg := Config{Kind: "paint", URLs: []string{"http://paint"}, Key: key}
-	if err := cfg.Validate(map[string]Kind{"paint": kind}); err != nil {
+	kind := engines.Kind{Name: "paint", DefaultConcurrency: 2, New: func(engines.BackendConfig) (engines.Backend, error) { return p, nil }}
+	cfg := engines.Config{Kind: "paint", URLs: []string{"http://paint"}, Key: key}
+	if err := cfg.Validate(map[string]engines.Kind{"paint": kind}); err != nil {
 		t.Fatal(err)
 	}
-	e, err := New(Options{Config: cfg, Kind: kind, Builtin: b, Swapper: faces.NewSwapper(d), Faces: d, Logger: quiet})
+	e, err := engines.New(engines.Options{Config: cfg, Kind: kind, Builtin: b, Swapper: faces.NewSwapper(d), Faces: d, Logger: enginetest.Logger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,22 +61,8 @@ func newTestEngine(t *testing.T, p *painter, key string) *Engine {
 	return e
 }
 
-func astronaut(t *testing.T) image.Image {
-	t.Helper()
-	f, err := os.Open(filepath.Join("..", "faces", "testdata", "astronaut.jpg"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, _, err := image.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return img
-}
-
 func TestProgressRisesToTheEnd(t *testing.T) {
-	e := newTestEngine(t, &painter{caps: CapText}, "")
+	e := newTestEngine(t, &painter{caps: engines.CapText}, "")
 	var mu sync.Mutex
 	var seen []int
 	ctx := core.WithProgress(context.Background(), func(p int) { mu.Lock(); seen = append(seen, p); mu.Unlock() })
@@ -100,7 +81,7 @@ func TestProgressRisesToTheEnd(t *testing.T) {
 }
 
 func TestWhatTheBackendCannotDoRunsOnTheBuiltin(t *testing.T) {
-	p := &painter{caps: CapText}
+	p := &painter{caps: engines.CapText}
 	e := newTestEngine(t, p, "")
 	ref := fakekit.Scene(1, "ref", 640, 480)
 	out, err := e.Thumbnail(context.Background(), core.ThumbnailJob{Model: "mdl_2", Format: core.Format16x9, Reference: ref, Weight: core.WeightHigh})
@@ -115,7 +96,7 @@ func TestWhatTheBackendCannotDoRunsOnTheBuiltin(t *testing.T) {
 	}
 	// A persona the backend cannot do: the scene comes from the backend, the face from
 	// the builtin (a swap, or the portrait where the scene has none).
-	face := faces.AlignedCrop(astronaut(t), mustFace(t, astronaut(t)), 256)
+	face := enginetest.PersonaFaces(t)[0]
 	out, err = e.Thumbnail(context.Background(), core.ThumbnailJob{Model: "mdl_3", Format: core.Format16x9, Prompt: "A chef in a kitchen",
 		Persona: &core.PersonaAssets{Faces: []image.Image{face}}})
 	if err != nil {
@@ -124,37 +105,27 @@ func TestWhatTheBackendCannotDoRunsOnTheBuiltin(t *testing.T) {
 	if len(p.requests()) != 1 || p.requests()[0].Faces != nil || !strings.Contains(p.requests()[0].Prompt, "face clearly visible") {
 		t.Fatalf("persona request: %+v", p.requests())
 	}
-	d, _ := faces.NewDetector()
-	if len(d.Detect(out)) == 0 {
+	if len(enginetest.Detector(t).Detect(out)) == 0 {
 		t.Fatal("no face in the persona thumbnail")
 	}
-}
-
-func mustFace(t *testing.T, img image.Image) core.Face {
-	d, _ := faces.NewDetector()
-	fs := d.Detect(img)
-	if len(fs) == 0 {
-		t.Fatal("no face")
-	}
-	return fs[0]
 }
 
 func TestBackendFailuresBecomePublicErrors(t *testing.T) {
 	const key = "sk-never-shown"
 	cases := []struct {
 		name  string
-		reply func(*Request) ([]byte, error)
+		reply func(*engines.Request) ([]byte, error)
 		code  core.Code
 	}{
-		{"undecodable", func(*Request) ([]byte, error) { return []byte("<html>"), nil }, core.CodeGenerationFailed},
-		{"tiny", func(*Request) ([]byte, error) { return fakekit.EncodePNG(image.NewRGBA(image.Rect(0, 0, 4, 4))), nil }, core.CodeGenerationFailed},
-		{"failed", func(*Request) ([]byte, error) { return nil, Failed("CUDA out of memory, key %s", key) }, core.CodeGenerationFailed},
-		{"refused", func(*Request) ([]byte, error) { return nil, Refused(400, "moderation_blocked") }, core.CodeGenerationRejected},
-		{"busy past deadline", func(*Request) ([]byte, error) { return nil, Busy(429, time.Hour, "queue full") }, core.CodeGenerationTimeout},
-		{"plain error", func(*Request) ([]byte, error) { return nil, errors.New("something odd " + key) }, core.CodeGenerationFailed},
+		{"undecodable", func(*engines.Request) ([]byte, error) { return []byte("<html>"), nil }, core.CodeGenerationFailed},
+		{"tiny", func(*engines.Request) ([]byte, error) { return fakekit.EncodePNG(image.NewRGBA(image.Rect(0, 0, 4, 4))), nil }, core.CodeGenerationFailed},
+		{"failed", func(*engines.Request) ([]byte, error) { return nil, engines.Failed("CUDA out of memory, key %s", key) }, core.CodeGenerationFailed},
+		{"refused", func(*engines.Request) ([]byte, error) { return nil, engines.Refused(400, "moderation_blocked") }, core.CodeGenerationRejected},
+		{"busy past deadline", func(*engines.Request) ([]byte, error) { return nil, engines.Busy(429, time.Hour, "queue full") }, core.CodeGenerationTimeout},
+		{"plain error", func(*engines.Request) ([]byte, error) { return nil, errors.New("something odd " + key) }, core.CodeGenerationFailed},
 	}
 	for _, c := range cases {
-		e := newTestEngine(t, &painter{caps: CapText, reply: c.reply}, key)
+		e := newTestEngine(t, &painter{caps: engines.CapText, reply: c.reply}, key)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		_, err := e.Thumbnail(ctx, core.ThumbnailJob{Model: "mdl_3", Format: core.Format1x1, Prompt: "x"})
 		cancel()
@@ -173,7 +144,7 @@ func TestBackendFailuresBecomePublicErrors(t *testing.T) {
 }
 
 func TestEditCompositesTheInputBackOutsideTheMask(t *testing.T) {
-	p := &painter{caps: CapText | CapEdit | CapMask}
+	p := &painter{caps: engines.CapText | engines.CapEdit | engines.CapMask}
 	e := newTestEngine(t, p, "")
 	in := fakekit.Scene(5, "input", 1000, 1000)       // v1: no format, the nearest is 1:1
 	mask := image.NewGray(image.Rect(0, 0, 100, 100)) // masks may be smaller than the image
@@ -188,7 +159,7 @@ func TestEditCompositesTheInputBackOutsideTheMask(t *testing.T) {
 		t.Fatalf("size %v", out.Bounds())
 	}
 	r := p.requests()[0]
-	if r.Op != OpEdit || r.Prompt != "Add a hat, exactly as I say" || r.Mask == nil || r.Mask.Rect != image.Rect(0, 0, 768, 512) {
+	if r.Op != engines.OpEdit || r.Prompt != "Add a hat, exactly as I say" || r.Mask == nil || r.Mask.Rect != image.Rect(0, 0, 768, 512) {
 		t.Fatalf("request %+v", r)
 	}
 	kept := builtin.Resize(in, in.Rect, 1080, 1080)
@@ -203,9 +174,9 @@ func TestEditCompositesTheInputBackOutsideTheMask(t *testing.T) {
 }
 
 func TestFaceSwapChecksFacesBeforeTheBackend(t *testing.T) {
-	p := &painter{caps: CapText | CapFaceSwap}
+	p := &painter{caps: engines.CapText | engines.CapFaceSwap}
 	e := newTestEngine(t, p, "")
-	photo := astronaut(t)
+	photo := enginetest.Photo(t, "astronaut.jpg")
 	blank := fakekit.Scene(1, "no face here", 400, 300)
 	if _, err := e.FaceSwap(context.Background(), core.FaceSwapJob{Target: blank, Face: photo}); !errors.Is(err, core.ErrNoTargetFace) {
 		t.Fatalf("faceless target: %v", err)
@@ -220,7 +191,7 @@ func TestFaceSwapChecksFacesBeforeTheBackend(t *testing.T) {
 	if err != nil || out.Bounds() != image.Rect(0, 0, 720, 1280) {
 		t.Fatalf("swap: %v", err)
 	}
-	if r := p.requests()[0]; r.Op != OpFaceSwap || len(r.Faces) != 1 || r.Image.Rect != image.Rect(0, 0, 768, 512) {
+	if r := p.requests()[0]; r.Op != engines.OpFaceSwap || len(r.Faces) != 1 || r.Image.Rect != image.Rect(0, 0, 768, 512) {
 		t.Fatalf("request %+v", r)
 	}
 }

@@ -43,7 +43,7 @@ func (e *Engine) FitPicture(img image.Image, w, h int) (*image.RGBA, Subject) {
 	c, found := image.Point{}, false
 	if e.cfg.Faces != nil {
 		sw, sh := fitSize(b.Dx(), b.Dy(), subjectSide)
-		if fs := e.cfg.Faces.Detect(resize(img, sw, sh)); len(fs) > 0 {
+		if fs := e.cfg.Faces.Detect(smallLuma(img, sw, sh)); len(fs) > 0 {
 			k := float64(b.Dx()) / float64(sw)
 			f := fs[0].Box
 			subj.Face = image.Rect(b.Min.X+int(float64(f.Min.X)*k), b.Min.Y+int(float64(f.Min.Y)*k),
@@ -85,6 +85,30 @@ type Layers struct {
 	Support  bool // job.Support as an inset card (mdl_4 and mdl_4_5)
 	Portrait bool // the persona's first face, composited at the focal point
 	Headline bool // the headline, with at least 4.5:1 contrast, never clipped
+}
+
+// smallLuma is a w x h grey copy of img for face detection: for a decoded JPEG each
+// output pixel averages four luma samples around its centre (no colour conversion, a
+// fraction of a resize's cost); other images are resized.
+func smallLuma(img image.Image, w, h int) image.Image {
+	y, ok := img.(*image.YCbCr)
+	if !ok {
+		return resize(img, w, h)
+	}
+	b := y.Rect
+	out := image.NewGray(image.Rect(0, 0, w, h))
+	for oy := range h {
+		sy0 := min(b.Dy()-1, (2*oy+1)*b.Dy()/(2*h))
+		sy1 := min(b.Dy()-1, sy0+1)
+		r0, r1 := y.Y[sy0*y.YStride:], y.Y[sy1*y.YStride:]
+		row := out.Pix[oy*out.Stride : oy*out.Stride+w]
+		for ox := range w {
+			sx0 := min(b.Dx()-1, (2*ox+1)*b.Dx()/(2*w))
+			sx1 := min(b.Dx()-1, sx0+1)
+			row[ox] = uint8((int(r0[sx0]) + int(r0[sx1]) + int(r1[sx0]) + int(r1[sx1]) + 2) / 4)
+		}
+	}
+	return out
 }
 
 // Finish draws the chosen layers over dst, a picture of exactly job.Format's size whose
@@ -165,27 +189,30 @@ func avoid(text, face image.Rectangle, f core.Format) image.Rectangle {
 	if !text.Overlaps(face) {
 		return text
 	}
-	out := text
 	if f == core.Format16x9 {
-		if face.Min.X+face.Max.X < text.Min.X+text.Max.X { // face left of the box's centre
-			out.Min.X = face.Max.X
-		} else {
-			out.Max.X = face.Min.X
+		lo, hi, ok := avoidSpan(text.Min.X, text.Max.X, face.Min.X, face.Max.X)
+		if ok {
+			text.Min.X, text.Max.X = lo, hi
 		}
-		if out.Dx() < text.Dx()/2 {
-			return text
-		}
-		return out
-	}
-	if face.Min.Y+face.Max.Y < text.Min.Y+text.Max.Y {
-		out.Min.Y = face.Max.Y
-	} else {
-		out.Max.Y = face.Min.Y
-	}
-	if out.Dy() < text.Dy()/2 {
 		return text
 	}
-	return out
+	lo, hi, ok := avoidSpan(text.Min.Y, text.Max.Y, face.Min.Y, face.Max.Y)
+	if ok {
+		text.Min.Y, text.Max.Y = lo, hi
+	}
+	return text
+}
+
+// avoidSpan cuts the span [lo, hi) at the face's span [flo, fhi) on the side the face is
+// not; ok is false when less than half the span would be left.
+func avoidSpan(lo, hi, flo, fhi int) (int, int, bool) {
+	nlo, nhi := lo, hi
+	if flo+fhi < lo+hi { // the face is before the span's centre
+		nlo = fhi
+	} else {
+		nhi = flo
+	}
+	return nlo, nhi, nhi-nlo >= (hi-lo)/2
 }
 
 // detailCentre is the centroid of img's edge energy, on a small copy.

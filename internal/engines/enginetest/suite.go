@@ -54,12 +54,12 @@ func Run(t *testing.T, target Target) {
 			_, err := e.Thumbnail(ctx, textJob(core.Format16x9))
 			done <- err
 		}()
-		waitFor(t, "the backend to receive the request", func() bool { return !c.Idle() })
+		WaitFor(t, "the backend to receive the request", func() bool { return !c.Idle() })
 		cancel()
 		if err := <-done; !errors.Is(err, context.Canceled) {
 			t.Fatalf("cancelled request: %v, want context.Canceled", err)
 		}
-		waitFor(t, "the backend to drop the cancelled job", c.Idle)
+		WaitFor(t, "the backend to drop the cancelled job", c.Idle)
 	})
 	t.Run("TimeoutFreesBackend", func(t *testing.T) {
 		c.Hang()
@@ -68,7 +68,7 @@ func Run(t *testing.T, target Target) {
 		if _, err := e.Thumbnail(ctx, textJob(core.Format16x9)); !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("past the deadline: %v, want context.DeadlineExceeded", err)
 		}
-		waitFor(t, "the backend to drop the timed-out job", c.Idle)
+		WaitFor(t, "the backend to drop the timed-out job", c.Idle)
 	})
 	t.Run("BusyIsRetried", func(t *testing.T) {
 		c.Busy()
@@ -189,9 +189,9 @@ func editMask(t *testing.T, e *engines.Engine) {
 	}
 }
 
-// waitFor polls cond until it holds; a backend that never gets there fails the test
-// after a minute (generous: the machine may be loaded, and only a bug waits that long).
-func waitFor(t *testing.T, what string, cond func() bool) {
+// WaitFor polls cond until it holds; what never gets there fails the test after a
+// minute (generous: the machine may be loaded, and only a bug waits that long).
+func WaitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for !cond() {

@@ -3,10 +3,10 @@ package openai
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"image"
-	"io"
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
@@ -32,12 +32,7 @@ func (b *Backend) Generate(ctx context.Context, r *engines.Request) ([]byte, err
 	if err != nil {
 		return nil, err
 	}
-	resp, err := b.send(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	body, err := readAll(ctx, resp)
+	body, err := engines.Call(b.client, req, maxAnswer, refused)
 	if err != nil {
 		return nil, err
 	}
@@ -206,29 +201,11 @@ type answer struct {
 	} `json:"data"`
 }
 
-// readAll reads an answer whole, in one allocation when its length is known: a
-// 1536x1024 picture is about a megabyte of base64, and growing a buffer for it by
-// doubling copies it several times.
-func readAll(ctx context.Context, resp *http.Response) ([]byte, error) {
-	var data []byte
-	var err error
-	if n := resp.ContentLength; n > 0 && n <= maxAnswer {
-		data = make([]byte, n)
-		_, err = io.ReadFull(resp.Body, data)
-	} else {
-		data, err = io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
-	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, engines.Unavailable(fmt.Errorf("read the answer: %w", err))
-	}
-	return data, nil
-}
-
 // picture reads the first image of an answer: its base64, or the file at its URL.
 func (b *Backend) picture(ctx context.Context, body []byte) ([]byte, error) {
+	if data, ok := quickB64(body); ok {
+		return data, nil
+	}
 	var a answer
 	if err := json.Unmarshal(body, &a); err != nil {
 		return nil, engines.Failed("the answer is not an images response (or b64_json is not base64): %v", err)
@@ -245,6 +222,38 @@ func (b *Backend) picture(ctx context.Context, body []byte) ([]byte, error) {
 	return nil, engines.Failed("the answer's image has neither b64_json nor url")
 }
 
+// quickB64 decodes the b64_json of an answer that holds a single image without running
+// a JSON parser over a megabyte of base64 twice (validation, then decoding): it finds the
+// one "b64_json" string and decodes it in place. Anything unusual (no such key, two of
+// them, an escape inside the string, characters that are not base64) is left to the full
+// parse.
+func quickB64(body []byte) ([]byte, bool) {
+	key := []byte(`"b64_json"`)
+	i := bytes.Index(body, key)
+	if i < 0 || bytes.Index(body[i+len(key):], key) >= 0 {
+		return nil, false
+	}
+	rest := bytes.TrimLeft(body[i+len(key):], " \t\r\n")
+	if len(rest) == 0 || rest[0] != ':' {
+		return nil, false
+	}
+	rest = bytes.TrimLeft(rest[1:], " \t\r\n")
+	if len(rest) == 0 || rest[0] != '"' {
+		return nil, false
+	}
+	end := bytes.IndexByte(rest[1:], '"')
+	if end < 0 || bytes.IndexByte(rest[1:1+end], '\\') >= 0 {
+		return nil, false
+	}
+	enc := rest[1 : 1+end]
+	data := make([]byte, base64.StdEncoding.DecodedLen(len(enc)))
+	n, err := base64.StdEncoding.Decode(data, enc)
+	if err != nil || n == 0 {
+		return nil, false
+	}
+	return data[:n], true
+}
+
 // fetch downloads an answer's image URL. The key is not sent: the URL may be another
 // host's (OpenAI's are signed storage links).
 func (b *Backend) fetch(ctx context.Context, url string) ([]byte, error) {
@@ -255,12 +264,7 @@ func (b *Backend) fetch(ctx context.Context, url string) ([]byte, error) {
 	if err != nil {
 		return nil, engines.Failed("the answer's image URL: %v", err)
 	}
-	resp, err := b.send(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	return readAll(ctx, resp)
+	return engines.Call(b.client, req, maxAnswer, nil)
 }
 
 // refused tells a safety refusal from other errors: OpenAI answers 400 with code

@@ -135,22 +135,6 @@ func (b *Backend) newRequest(ctx context.Context, method, path string, body io.R
 	return req, nil
 }
 
-// send runs req and returns the answer when it is 2xx; other answers become
-// *engines.Error.
-func (b *Backend) send(req *http.Request) (*http.Response, error) {
-	resp, err := b.client.Do(req)
-	if err != nil {
-		if req.Context().Err() != nil {
-			return nil, req.Context().Err()
-		}
-		return nil, engines.Unavailable(err)
-	}
-	if resp.StatusCode/100 != 2 {
-		return nil, engines.FromResponse(resp, refused)
-	}
-	return resp, nil
-}
-
 // Ping lists the models: any answer but a refused key or a server error means the API
 // is up (sd-server and LocalAI may not list models).
 func (b *Backend) Ping(ctx context.Context) error {
@@ -164,20 +148,19 @@ func (b *Backend) models(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp, err := b.send(req)
+	body, err := engines.Call(b.client, req, 4<<20, nil)
 	if e, ok := err.(*engines.Error); ok && (e.Status == http.StatusNotFound || e.Status == http.StatusMethodNotAllowed) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
 	var list struct {
 		Data []struct {
 			ID string `json:"id"`
 		} `json:"data"`
 	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 4<<20)).Decode(&list); err != nil {
+	if err := json.Unmarshal(body, &list); err != nil {
 		return nil, nil // answered, just not with a list
 	}
 	ids := make([]string, len(list.Data))
