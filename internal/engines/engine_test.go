@@ -118,7 +118,9 @@ func TestBackendFailuresBecomePublicErrors(t *testing.T) {
 		code  core.Code
 	}{
 		{"undecodable", func(*engines.Request) ([]byte, error) { return []byte("<html>"), nil }, core.CodeGenerationFailed},
-		{"tiny", func(*engines.Request) ([]byte, error) { return fakekit.EncodePNG(image.NewRGBA(image.Rect(0, 0, 4, 4))), nil }, core.CodeGenerationFailed},
+		{"tiny", func(*engines.Request) ([]byte, error) {
+			return fakekit.EncodePNG(image.NewRGBA(image.Rect(0, 0, 4, 4))), nil
+		}, core.CodeGenerationFailed},
 		{"failed", func(*engines.Request) ([]byte, error) { return nil, engines.Failed("CUDA out of memory, key %s", key) }, core.CodeGenerationFailed},
 		{"refused", func(*engines.Request) ([]byte, error) { return nil, engines.Refused(400, "moderation_blocked") }, core.CodeGenerationRejected},
 		{"busy past deadline", func(*engines.Request) ([]byte, error) { return nil, engines.Busy(429, time.Hour, "queue full") }, core.CodeGenerationTimeout},
