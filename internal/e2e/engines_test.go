@@ -212,6 +212,19 @@ func TestOpenAIPoolSkipsFailingBackend(t *testing.T) {
 	if b := body.Engine.Backends; b[0].Healthy || !b[1].Healthy || b[0].URL != badURL || b[0].Reason == "" {
 		t.Fatalf("readyz backends: %+v", b)
 	}
+	metrics := string(e.do("GET", "/metrics", "", nil).Raw)
+	for _, want := range []string{
+		`thumbforge_engine_requests_total{backend="` + goodURL + `",outcome="ok"} 4`,
+		`thumbforge_engine_requests_total{backend="` + badURL + `",outcome="unavailable"}`,
+		`thumbforge_engine_backend_up{backend="` + badURL + `"} 0`,
+		`thumbforge_engine_in_flight{backend="` + goodURL + `"} 0`,
+		`thumbforge_engine_slot_wait_seconds_count`,
+		`thumbforge_engine_request_duration_seconds_count{backend="` + goodURL + `"} 4`,
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
 	// The failing backend answers again: the health watch brings it back.
 	bad.Arm(openaifake.Down, 0)
 	waitUntil(t, "the recovered backend to rejoin", func() bool {

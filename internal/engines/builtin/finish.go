@@ -116,10 +116,17 @@ func smallLuma(img image.Image, w, h int) image.Image {
 // face, else its detail) and off the face, so it covers as little of the scene as the
 // layout allows.
 func (e *Engine) Finish(ctx context.Context, dst *image.RGBA, job core.ThumbnailJob, subj Subject, layers Layers) error {
+	_, err := e.finish(ctx, dst, job, subj, layers)
+	return err
+}
+
+// finish is Finish, also returning where the headline went (for tests).
+func (e *Engine) finish(ctx context.Context, dst *image.RGBA, job core.ThumbnailJob, subj Subject, layers Layers) (*renderInfo, error) {
 	w, h, ok := job.Format.Size()
 	if !ok || dst.Rect != image.Rect(0, 0, w, h) {
-		return core.E(core.CodeInternal, "Finish: the picture is not %s at its output size.", job.Format)
+		return nil, core.E(core.CodeInternal, "Finish: the picture is not %s at its output size.", job.Format)
 	}
+	info := &renderInfo{}
 	words := Headline(job)
 	lay := makeLayout(job.Format, w, h, freeSide(dst, job.Format, subj), true)
 	if subj.HasFace {
@@ -147,17 +154,17 @@ func (e *Engine) Finish(ctx context.Context, dst *image.RGBA, job core.Thumbnail
 				return
 			}
 			if tl, ok := e.fonts.layoutHeadline(words, lay.text, lay.align, lay.maxSize, minFontSize); ok {
-				e.drawHeadline(dst, tl, styleStroke, accent)
+				info.text, info.textMask = tl, e.drawHeadline(dst, tl, styleStroke, accent)
 			}
 		},
 	}
 	for _, s := range steps {
 		if err := ctx.Err(); err != nil {
-			return err
+			return nil, err
 		}
 		s()
 	}
-	return ctx.Err()
+	return info, ctx.Err()
 }
 
 // freeSide returns the layout variant whose headline area lies away from the subject
