@@ -43,13 +43,18 @@ func (p *painter) Generate(ctx context.Context, r *engines.Request) ([]byte, err
 
 func newTestEngine(t *testing.T, p *painter, key string) *engines.Engine {
 	t.Helper()
+	return newTestEngineText(t, p, key, engines.TextOverlay)
+}
+
+func newTestEngineText(t *testing.T, p *painter, key string, text engines.TextMode) *engines.Engine {
+	t.Helper()
 	d := enginetest.Detector(t)
 	b, err := builtin.New(builtin.Config{Faces: d})
 	if err != nil {
 		t.Fatal(err)
 	}
 	kind := engines.Kind{Name: "paint", DefaultConcurrency: 2, New: func(engines.BackendConfig) (engines.Backend, error) { return p, nil }}
-	cfg := engines.Config{Kind: "paint", URLs: []string{"http://paint"}, Key: key}
+	cfg := engines.Config{Kind: "paint", URLs: []string{"http://paint"}, Key: key, Text: text}
 	if err := cfg.Validate(map[string]engines.Kind{"paint": kind}); err != nil {
 		t.Fatal(err)
 	}
@@ -195,5 +200,35 @@ func TestFaceSwapChecksFacesBeforeTheBackend(t *testing.T) {
 	}
 	if r := p.requests()[0]; r.Op != engines.OpFaceSwap || len(r.Faces) != 1 || r.Image.Rect != image.Rect(0, 0, 768, 512) {
 		t.Fatalf("request %+v", r)
+	}
+}
+
+func TestSupportAndTextModeFollowTheConfiguration(t *testing.T) {
+	support := fakekit.Scene(2, "support", 300, 200)
+	job := core.ThumbnailJob{Model: "mdl_4", Format: core.Format16x9, Prompt: "Budget gaming PC build", Support: support}
+	with := &painter{caps: engines.CapText | engines.CapSupport}
+	if _, err := newTestEngine(t, with, "").Thumbnail(context.Background(), job); err != nil {
+		t.Fatal(err)
+	}
+	if r := with.requests()[0]; r.Support == nil || !strings.Contains(r.Prompt, "support image") {
+		t.Fatalf("a backend with support images did not get it: %+v", r)
+	}
+	without := &painter{caps: engines.CapText}
+	if _, err := newTestEngine(t, without, "").Thumbnail(context.Background(), job); err != nil {
+		t.Fatal(err)
+	}
+	if r := without.requests()[0]; r.Support != nil || strings.Contains(r.Prompt, "support image") {
+		t.Fatalf("a backend without support images got one: %+v", r)
+	}
+	job.Model = "mdl_3" // the API gives support images to mdl_4 and mdl_4_5 only
+	if _, err := newTestEngine(t, with, "").Thumbnail(context.Background(), job); err != nil || with.requests()[1].Support != nil {
+		t.Fatalf("mdl_3 sent a support image: %v", err)
+	}
+	model := &painter{caps: engines.CapText}
+	if _, err := newTestEngineText(t, model, "", engines.TextModel).Thumbnail(context.Background(), job); err != nil {
+		t.Fatal(err)
+	}
+	if p := model.requests()[0].Prompt; !strings.Contains(p, `Include the headline "`) || strings.Contains(p, "No text") {
+		t.Fatalf("model text mode prompt: %q", p)
 	}
 }
