@@ -29,6 +29,14 @@ type Config struct {
 	ReadyDetails func(ctx context.Context) map[string]any
 	// MaintenanceTTL is how long the maintenance switch is cached; 0 asks every time.
 	MaintenanceTTL time.Duration
+	// Pages, when set, is the web console (internal/console).
+	Pages Pages
+}
+
+// Pages is a set of web pages served beside the API, on the patterns it names.
+type Pages interface {
+	http.Handler
+	Patterns() []string
 }
 
 // Server is the HTTP handler of the API.
@@ -42,6 +50,7 @@ type Server struct {
 	ready   func(ctx context.Context) error
 	details func(ctx context.Context) map[string]any
 	mcache  maintenanceCache
+	pages   Pages
 	handler http.Handler
 }
 
@@ -58,7 +67,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		svc: cfg.Service, store: cfg.Service.Store(), limiter: cfg.Limiter, log: cfg.Logger,
-		metrics: cfg.Metrics, files: cfg.Files, ready: cfg.Ready, details: cfg.ReadyDetails,
+		metrics: cfg.Metrics, files: cfg.Files, ready: cfg.Ready, details: cfg.ReadyDetails, pages: cfg.Pages,
 	}
 	s.mcache.ttl = cfg.MaintenanceTTL
 	s.handler = s.outer(s.routes())
@@ -129,6 +138,11 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.Registry, promhttp.HandlerOpts{}))
 	if s.files != nil {
 		mux.Handle("GET /files/", s.files)
+	}
+	if s.pages != nil {
+		for _, p := range s.pages.Patterns() {
+			mux.Handle(p, s.pages)
+		}
 	}
 	return mux
 }

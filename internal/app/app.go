@@ -152,9 +152,13 @@ func (a *App) build(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	pages, err := a.console(ctx)
+	if err != nil {
+		return err
+	}
 	a.API, err = api.New(api.Config{
 		Service: svc, Limiter: lim, Logger: a.log, Metrics: a.Metrics, Files: files,
-		Ready: a.ready, ReadyDetails: a.readyDetails, MaintenanceTTL: cfg.MaintenanceTTL,
+		Ready: a.ready, ReadyDetails: a.readyDetails, MaintenanceTTL: cfg.MaintenanceTTL, Pages: pages,
 	})
 	return err
 }

@@ -74,6 +74,9 @@ const (
 // reservedNames cannot be used as persona or style names (compared case-insensitively).
 var reservedNames = []string{"default", "none", "null", "undefined", "admin", "system", "thumbforge", "persona", "style", "custom"}
 
+// ReservedNames returns the names no persona or style may take (compared case-insensitively).
+func ReservedNames() []string { return append([]string(nil), reservedNames...) }
+
 // CheckCustomName returns what is wrong with a name, or "". Version 1 (strict false) only
 // bounds the length; version 2 also limits the characters.
 func CheckCustomName(name string, strict bool) string {
