@@ -3,6 +3,8 @@ package console_test
 import (
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -86,5 +88,24 @@ func TestNewRejectsBadConfig(t *testing.T) {
 	}
 	if len(h.Patterns()) != 8 {
 		t.Fatalf("patterns %q", h.Patterns())
+	}
+}
+
+// TestScriptsNeverParseHTML keeps every user string out of HTML parsing: the scripts build
+// the page with textContent and attribute setters only.
+func TestScriptsNeverParseHTML(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("static", "*.js"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no scripts: %v", err)
+	}
+	banned := regexp.MustCompile(`innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function|setAttribute\(['"](style|on)`)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := banned.Find(b); m != nil {
+			t.Errorf("%s uses %s", f, m)
+		}
 	}
 }

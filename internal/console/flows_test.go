@@ -77,13 +77,23 @@ func TestBrowserGenerate(t *testing.T) {
 		t.Fatalf("mdl_3 cost %q", cost)
 	}
 
-	// History shows both, newest first; the account page charts the day's usage.
+	// Recreate: the same image restyled by mdl_2, staying close to it.
+	tb.pick("op", "recreate")
+	tb.pick("image_weight", "high")
+	second := eval[string](tb, `document.getElementById('result-img').src`)
+	tb.do(chromedp.Click(chromedp.ID("generate")))
+	tb.until("the recreation", `document.getElementById('result-img').dataset.loaded === 'true' && document.getElementById('result-img').src !== `+jsString(second))
+	if cost := tb.text("#result-cost"); cost != "20 credits" {
+		t.Fatalf("recreate cost %q", cost)
+	}
+
+	// History shows all three; the account page charts the day's usage.
 	tb.open(s, "/history")
-	tb.until("the history", `document.querySelectorAll('#history .tile').length === 2`)
+	tb.until("the history", `document.querySelectorAll('#history .tile').length === 3`)
 	tb.open(s, "/account")
-	tb.until("the usage chart", `document.querySelectorAll('#usage-chart rect[data-op="thumbnail.mdl_4_5"]').length === 1 && document.querySelectorAll('#usage-chart rect[data-op="thumbnail.mdl_3"]').length === 1`)
+	tb.until("the usage chart", `['thumbnail.mdl_4_5', 'thumbnail.mdl_3', 'thumbnail.mdl_2'].every((op) => document.querySelectorAll('#usage-chart rect[data-op="' + op + '"]').length === 1)`)
 	tb.until("the ledger", `document.querySelectorAll('#ledger tbody tr').length >= 5`)
-	if got := tb.text("#acct-balance"); got != "471 credits" {
+	if got := tb.text("#acct-balance"); got != "451 credits" {
 		t.Fatalf("balance %q", got)
 	}
 }

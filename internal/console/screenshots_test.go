@@ -64,12 +64,18 @@ func TestScreenshots(t *testing.T) {
 		{name: "titles", path: "/titles", act: func(tb *tab) {
 			tb.do(chromedp.SetValue(chromedp.ID("prompt"), "A week cycling the Danube on a budget, from Passau to Vienna"), chromedp.Click(chromedp.ID("suggest")))
 			tb.until("the titles", `document.querySelectorAll('#titles li').length === 5`)
+			tb.do(chromedp.Click(chromedp.CSS(`#titles li button`)))
+			tb.until("copied", `document.querySelector('#titles li button').textContent === 'Copied'`)
+			tb.do(chromedp.Evaluate[chromedp.Void](`document.querySelector('#titles li button').textContent = 'Copy'`))
 		}},
 		{name: "score", path: "/score", act: func(tb *tab) {
 			tb.do(chromedp.SetUploadFiles(chromedp.ID("image-file"), []string{s.sample}))
 			tb.until("the preview", `!document.querySelector('#image .preview').hidden`)
 			tb.do(chromedp.Click(chromedp.ID("score")))
 			tb.until("the score", `!document.getElementById('score-result').hidden`)
+			if n := eval[int](tb, `document.querySelectorAll('#criteria [role="meter"][aria-valuenow]').length`); n < 3 {
+				t.Fatalf("score shows %d criterion bars", n)
+			}
 		}},
 		{name: "account", path: "/account", ready: `document.querySelectorAll('#usage-chart rect').length > 0 && document.querySelectorAll('#ledger tbody tr').length > 1`},
 		{name: "admin", path: "/admin", ready: `document.querySelectorAll('#accounts .acct').length > 0 && document.querySelectorAll('#health li').length > 0`},
