@@ -1,9 +1,8 @@
 // Account: balance and limits, usage per day by operation as a chart, and the ledger.
-import { boot, api, el, $, fmt, busy } from './app.js';
+import { boot, api, el, $, fmt, Pager } from './app.js';
 import { usageChart } from './chart.js';
 
 let usage = null;
-let cursor = '';
 
 const kinds = { grant: 'Credits added', topup: 'Automatic top-up', reserve: 'Held for a request', release: 'Hold given back', charge: 'Hold charged' };
 
@@ -48,39 +47,30 @@ async function loadUsage() {
   }
 }
 
-async function loadLedger() {
-  const more = $('#ledger-more');
-  if (cursor) busy(more, true, 'Loading…');
-  try {
-    const q = new URLSearchParams({ limit: '25' });
-    if (cursor) q.set('cursor', cursor);
-    const res = await api('GET', `/v2/account/ledger?${q}`);
-    $('#ledger tbody').append(...(res.entries || []).map((e) => el('tr', {},
-      el('td', {}, el('time', { datetime: e.created_at, text: fmt.when(e.created_at) })),
-      el('td', { text: kinds[e.kind] || e.kind }),
-      el('td', { text: e.operation ? fmt.operation(e.operation) : '—' }),
-      el('td', { class: `num ${e.delta > 0 ? 'plus' : e.delta < 0 ? 'minus' : ''}`, text: e.delta > 0 ? `+${e.delta}` : String(e.delta) }))));
-    cursor = res.next_cursor || '';
-    if (!$('#ledger tbody').children.length) {
-      $('#ledger tbody').append(el('tr', {}, el('td', { colspan: '4', class: 'muted', text: 'No movements yet.' })));
-    }
-  } catch (err) {
-    fail('ledger-error', 'The ledger', err);
-  } finally {
-    if (more.disabled) busy(more, false);
-    more.hidden = !cursor;
-  }
+function ledgerRow(e) {
+  return el('tr', {},
+    el('td', {}, el('time', { datetime: e.created_at, text: fmt.when(e.created_at) })),
+    el('td', { text: kinds[e.kind] || e.kind }),
+    el('td', { text: e.operation ? fmt.operation(e.operation) : '—' }),
+    el('td', { class: `num ${e.delta > 0 ? 'plus' : e.delta < 0 ? 'minus' : ''}`, text: e.delta > 0 ? `+${e.delta}` : String(e.delta) }));
 }
 
 boot({
   init: () => {
-    $('#ledger-more').addEventListener('click', loadLedger);
     for (const r of document.querySelectorAll('input[name="measure"]')) r.addEventListener('change', drawUsage);
     let resized;
     window.addEventListener('resize', () => {
       clearTimeout(resized);
       resized = setTimeout(drawUsage, 150);
     });
-    return Promise.all([summary(), loadUsage(), loadLedger()]);
+    const body = $('#ledger tbody');
+    const ledger = new Pager({
+      path: '/v2/account/ledger', field: 'entries', limit: 25, more: $('#ledger-more'), error: $('#ledger-error'),
+      what: 'The ledger', add: (e) => body.append(ledgerRow(e)),
+      after: () => {
+        if (!body.children.length) body.append(el('tr', {}, el('td', { colspan: '4', class: 'muted', text: 'No movements yet.' })));
+      },
+    });
+    return Promise.all([summary(), loadUsage(), ledger.load()]);
   },
 });

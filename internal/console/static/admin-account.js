@@ -1,6 +1,6 @@
 // One account on the operator's page: its state, credits, concurrency, suspension, API
 // access and keys, each change through /admin/api.
-import { api, el, $, clearErrors, showError, busy, fmt, copy, announce } from './app.js';
+import { api, el, onSubmit, busy, fmt, copy, announce } from './app.js';
 
 let forms = 0;
 
@@ -14,18 +14,7 @@ function small({ label, field, type = 'number', value = '', min, max, button, su
       el('div', { class: 'field' }, el('label', { for: id, text: label }), input), go),
     el('p', { class: 'field-error', id: `${id}-error`, 'data-error-for': field, 'data-control': id, hidden: true }),
     el('p', { class: 'form-alert', role: 'alert', hidden: true }));
-  form.addEventListener('submit', async (ev) => {
-    ev.preventDefault();
-    clearErrors(form);
-    busy(go, true, '…');
-    try {
-      await submit(input.value === '' ? null : Number(input.value), input);
-    } catch (err) {
-      showError(form, err);
-    } finally {
-      busy(go, false);
-    }
-  });
+  onSubmit(form, go, '…', () => submit(input.value === '' ? null : Number(input.value)));
   return form;
 }
 

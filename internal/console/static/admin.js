@@ -1,6 +1,6 @@
 // The operator's page: maintenance switch, health, and accounts with their keys and
 // credits, through /admin/api with the admin token.
-import { boot, api, el, $, clearErrors, showError, busy, announce } from './app.js';
+import { boot, api, el, $, onSubmit, announce } from './app.js';
 import { AccountCard } from './admin-account.js';
 
 async function maintenance(set) {
@@ -42,11 +42,22 @@ async function health() {
   }
   const items = [line('Service', String(data.status || status), status === 200)];
   const good = (v) => ['ok', 'ready', 'healthy', 'up', true].includes(typeof v === 'string' ? v.toLowerCase() : v);
+  // describe reads one part: a word, or an object such as an engine backend's
+  // {url, healthy, reason, in_flight, concurrency}.
+  const describe = (v) => {
+    if (!v || typeof v !== 'object') return [String(v), good(v)];
+    const ok = v.healthy ?? v.ok ?? (v.status === undefined ? undefined : good(v.status));
+    let text = v.status !== undefined ? String(v.status) : ok === true ? 'healthy' : ok === false ? 'unhealthy' : JSON.stringify(v);
+    if (ok === false && v.reason) text += `: ${v.reason}`;
+    if (v.in_flight !== undefined && v.concurrency !== undefined) text += ` · ${v.in_flight} of ${v.concurrency} busy`;
+    return [text, ok];
+  };
   for (const [k, v] of Object.entries(data)) {
     if (k === 'status') continue;
-    for (const [name, value] of Array.isArray(v) ? v.map((x, i) => [x.name || x.url || `${k} ${i + 1}`, x]) : [[k, v]]) {
-      const state = value && typeof value === 'object' ? (value.status ?? value.healthy ?? value.ok ?? JSON.stringify(value)) : value;
-      items.push(line(`${k === name ? '' : `${k}: `}${name}`, String(state), good(state)));
+    const parts = Array.isArray(v) ? v.map((x, i) => [x && (x.name || x.url) || `${k} ${i + 1}`, x]) : [[k, v]];
+    for (const [name, value] of parts) {
+      const [text, ok] = describe(value);
+      items.push(line(name === k ? k : `${k}: ${name}`, text, ok));
     }
   }
   list.replaceChildren(...items);
@@ -66,24 +77,13 @@ async function accounts() {
   }
 }
 
-async function create(ev) {
-  ev.preventDefault();
-  const form = $('#create-form');
-  clearErrors(form);
-  const button = $('#create');
-  busy(button, true, 'Creating…');
-  try {
-    const credits = $('#new-credits').value;
-    const a = await api('POST', '/admin/api/accounts', { name: $('#new-name').value, credits: credits === '' ? 0 : Number(credits) });
-    $('#new-name').value = '';
-    $('#new-credits').value = '0';
-    announce(`Account ${a.name} created.`);
-    await accounts();
-  } catch (err) {
-    showError(form, err);
-  } finally {
-    busy(button, false);
-  }
+async function create() {
+  const credits = $('#new-credits').value;
+  const a = await api('POST', '/admin/api/accounts', { name: $('#new-name').value, credits: credits === '' ? 0 : Number(credits) });
+  $('#new-name').value = '';
+  $('#new-credits').value = '0';
+  announce(`Account ${a.name} created.`);
+  await accounts();
 }
 
 boot({
@@ -92,7 +92,7 @@ boot({
   init: () => {
     $('#maintenance').addEventListener('click', () => maintenance($('#maintenance').getAttribute('aria-pressed') !== 'true'));
     $('#health-refresh').addEventListener('click', health);
-    $('#create-form').addEventListener('submit', create);
+    onSubmit($('#create-form'), $('#create'), 'Creating…', create);
     return Promise.all([maintenance(), health(), accounts()]);
   },
 });

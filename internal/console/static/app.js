@@ -160,6 +160,52 @@ export function busy(button, on, label) {
   }
 }
 
+// onSubmit runs work when form is submitted: old errors cleared, the button busy while it
+// runs, and an error it throws shown on the form.
+export function onSubmit(form, button, label, work) {
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    clearErrors(form);
+    busy(button, true, label);
+    try {
+      await work();
+    } catch (err) {
+      showError(form, err);
+    } finally {
+      busy(button, false);
+    }
+  });
+}
+
+// Pager reads a list the API pages with a cursor (items or entries, next_cursor) a page at
+// a time: each item goes to add, a "Show more" button asks for the next page, and a
+// failure is said in the error box.
+export class Pager {
+  constructor({ path, params = {}, field = 'items', limit = 24, more, error, what, add, after = () => {} }) {
+    Object.assign(this, { path, params, field, limit, more, error, what, add, after, cursor: '' });
+    more.addEventListener('click', () => this.load());
+  }
+
+  async load() {
+    this.error.hidden = true;
+    if (this.cursor) busy(this.more, true, 'Loading…');
+    try {
+      const q = new URLSearchParams({ ...this.params, limit: String(this.limit) });
+      if (this.cursor) q.set('cursor', this.cursor);
+      const res = await api('GET', `${this.path}?${q}`);
+      for (const item of res[this.field] || []) this.add(item);
+      this.cursor = res.next_cursor || '';
+    } catch (err) {
+      this.error.textContent = `${this.what} could not be loaded: ${err.message}`;
+      this.error.hidden = false;
+    } finally {
+      if (this.more.disabled) busy(this.more, false);
+      this.more.hidden = !this.cursor;
+      this.after();
+    }
+  }
+}
+
 // Formatting.
 export const fmt = {
   credits: (n) => `${Number(n).toLocaleString('en')} credit${Math.abs(n) === 1 ? '' : 's'}`,

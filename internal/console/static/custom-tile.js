@@ -1,6 +1,6 @@
 // One persona or style as a tile: portrait, status, a live progress bar while it trains
 // (polling its record), its special instructions to edit, and delete.
-import { api, el, $, clearErrors, showError, busy, announce, limits } from './app.js';
+import { api, el, $, onSubmit, busy, announce, limits } from './app.js';
 
 const pollEvery = 500;
 
@@ -47,21 +47,12 @@ export class CustomTile {
         el('label', { for: id, text: 'Special instructions' }), area,
         el('p', { class: 'field-error', id: `${id}-error`, 'data-error-for': 'special_instructions', 'data-control': id, hidden: true })),
       el('div', { class: 'row' }, save, el('span', { class: 'muted saved', role: 'status' })));
-    form.addEventListener('submit', async (ev) => {
-      ev.preventDefault();
-      clearErrors(form);
+    onSubmit(form, save, 'Saving…', async () => {
       $('.saved', form).textContent = '';
-      busy(save, true, 'Saving…');
-      try {
-        const rec = await api('PATCH', `/v2/custom/${encodeURIComponent(r.id)}`, { special_instructions: area.value });
-        this.record = rec;
-        $('.saved', form).textContent = 'Saved.';
-        summary.textContent = rec.special_instructions ? 'Special instructions' : 'Add special instructions';
-      } catch (err) {
-        showError(form, err);
-      } finally {
-        busy(save, false);
-      }
+      const rec = await api('PATCH', `/v2/custom/${encodeURIComponent(r.id)}`, { special_instructions: area.value });
+      this.record = rec;
+      $('.saved', form).textContent = 'Saved.';
+      summary.textContent = rec.special_instructions ? 'Special instructions' : 'Add special instructions';
     });
     return el('details', {}, summary, form);
   }

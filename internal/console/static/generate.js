@@ -1,5 +1,5 @@
 // Generate: every thumbnail operation of the API on one form.
-import { boot, api, el, $, $$, clearErrors, fieldError, showError, busy, fmt, price, refreshAccount, announce, limits } from './app.js';
+import { boot, api, el, $, $$, clearErrors, showError, busy, fmt, price, refreshAccount, announce, limits } from './app.js';
 import { Picker } from './images.js';
 import { MaskPainter } from './mask.js';
 
@@ -144,12 +144,8 @@ function showResult(res, seconds, cost) {
 async function submit(ev) {
   ev.preventDefault();
   clearErrors(form);
-  const problems = Object.values(pickers).filter((p) => p.problem && !p.root.parentElement.closest('[hidden]'));
-  if (problems.length) {
-    for (const p of problems) fieldError(form, p.dataField, p.problem);
-    $('[aria-invalid="true"]', form)?.focus();
-    return;
-  }
+  const shown = Object.values(pickers).filter((p) => !p.root.parentElement.closest('[hidden]'));
+  if (!shown.map((p) => p.ready()).every(Boolean)) return;
   const [path, body] = request();
   const cost = price(priceKey());
   const hadImage = !$('#result-img').hidden;

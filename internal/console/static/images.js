@@ -149,7 +149,8 @@ export class Picker {
     this.image = img;
     this.previewImg.src = img.url;
     this.previewImg.alt = `Preview of ${img.name}`;
-    this.previewText.textContent = `${img.name} · ${img.width}×${img.height} · ${fmt.bytes(img.size)}`;
+    this.previewText.replaceChildren(el('span', { class: 'fname', text: img.name }),
+      el('span', { text: `${img.width}×${img.height} · ${fmt.bytes(img.size)}` }));
     this.preview.hidden = false;
     this.changed();
   }
@@ -171,6 +172,15 @@ export class Picker {
     const control = document.getElementById(this.error.dataset.control);
     if (message) control.setAttribute('aria-invalid', 'true');
     else control.removeAttribute('aria-invalid');
+  }
+
+  // ready reports whether the picker is free of client-side problems; one it holds is shown
+  // again (a form's clearErrors hides it) with the focus on the input.
+  ready() {
+    if (!this.problem) return true;
+    this.say(this.problem);
+    document.getElementById(this.error.dataset.control).focus();
+    return false;
   }
 
   onChange(fn) { this.listeners.push(fn); }

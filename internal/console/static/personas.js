@@ -1,6 +1,6 @@
 // Personas & styles: the account's records with live training progress, and creation from
 // uploaded images checked against the API's limits before anything is sent.
-import { boot, api, el, $, clearErrors, fieldError, showError, busy, fmt, price, announce, limits } from './app.js';
+import { boot, api, el, $, clearErrors, fieldError, onSubmit, fmt, price, announce, limits, Pager } from './app.js';
 import { readImage } from './images.js';
 import { CustomTile } from './custom-tile.js';
 
@@ -15,45 +15,20 @@ const hints = {
 
 const mode = () => $('input[name="mode"]:checked', form).value;
 
-// List is one section (personas or styles), paginated.
-class List {
-  constructor(m) {
-    this.mode = m;
-    this.cursor = '';
-    this.ul = $(`#${m}s`);
-    this.more = $(`#${m}s-more`);
-    this.more.addEventListener('click', () => this.load());
-  }
-
-  changed() { $(`#${this.mode}s-empty`).hidden = this.ul.children.length > 0; }
-
-  add(record, first) {
-    const tile = new CustomTile(record, () => this.changed());
-    if (first) this.ul.prepend(tile.root);
-    else this.ul.append(tile.root);
+// list is one section (personas or styles): its records, newest first, a page at a time.
+function list(mode) {
+  const ul = $(`#${mode}s`);
+  const changed = () => { $(`#${mode}s-empty`).hidden = ul.children.length > 0; };
+  const add = (record, first) => {
+    const tile = new CustomTile(record, changed);
+    if (first) ul.prepend(tile.root);
+    else ul.append(tile.root);
     tile.poll();
-    this.changed();
-  }
-
-  async load() {
-    const error = $(`#${this.mode}s-error`);
-    error.hidden = true;
-    if (this.cursor) busy(this.more, true, 'Loading…');
-    try {
-      const q = new URLSearchParams({ mode: this.mode, limit: '12' });
-      if (this.cursor) q.set('cursor', this.cursor);
-      const res = await api('GET', `/v2/custom?${q}`);
-      for (const r of res.items || []) this.add(r, false);
-      this.cursor = res.next_cursor || '';
-    } catch (err) {
-      error.textContent = `Your ${this.mode}s could not be loaded: ${err.message}`;
-      error.hidden = false;
-    } finally {
-      if (this.more.disabled) busy(this.more, false);
-      this.more.hidden = !this.cursor;
-      this.changed();
-    }
-  }
+    changed();
+  };
+  const pager = new Pager({ path: '/v2/custom', params: { mode }, limit: 12, more: $(`#${mode}s-more`),
+    error: $(`#${mode}s-error`), what: `Your ${mode}s`, add: (r) => add(r, false), after: changed });
+  return { add, load: () => pager.load() };
 }
 
 function showChosen() {
@@ -106,30 +81,21 @@ function check() {
   return ok;
 }
 
-async function create(ev) {
-  ev.preventDefault();
-  clearErrors(form);
+// create sends the form once it passes the API's rules; a refusal shows by its fields.
+async function create() {
   if (!check()) {
     $('[aria-invalid="true"]', form)?.focus();
     return;
   }
-  const button = $('#create');
   const m = mode();
-  busy(button, true, 'Uploading…');
-  try {
-    const res = await api('POST', `/v2/custom/${m}`, { name: $('#name').value, image_base64s: chosen.map((c) => c.data) });
-    const record = await api('GET', `/v2/custom/${encodeURIComponent(res.id)}`);
-    lists[m].add(record, true);
-    announce(`Training of ${record.name} started.`);
-    for (const c of chosen) URL.revokeObjectURL(c.url);
-    chosen = [];
-    $('#name').value = '';
-    showChosen();
-  } catch (err) {
-    showError(form, err);
-  } finally {
-    busy(button, false);
-  }
+  const res = await api('POST', `/v2/custom/${m}`, { name: $('#name').value, image_base64s: chosen.map((c) => c.data) });
+  const record = await api('GET', `/v2/custom/${encodeURIComponent(res.id)}`);
+  lists[m].add(record, true);
+  announce(`Training of ${record.name} started.`);
+  for (const c of chosen) URL.revokeObjectURL(c.url);
+  chosen = [];
+  $('#name').value = '';
+  showChosen();
 }
 
 function layout() {
@@ -148,11 +114,11 @@ boot({
     for (const t of ['dragleave', 'drop']) drop.addEventListener(t, () => drop.classList.remove('over'));
     drop.addEventListener('drop', (ev) => { ev.preventDefault(); take([...ev.dataTransfer.files]); });
     form.addEventListener('change', layout);
-    form.addEventListener('submit', create);
+    onSubmit(form, $('#create'), 'Uploading…', create);
     showChosen();
     layout();
-    lists.persona = new List('persona');
-    lists.style = new List('style');
+    lists.persona = list('persona');
+    lists.style = list('style');
     return Promise.all([lists.persona.load(), lists.style.load()]);
   },
 });

@@ -1,5 +1,5 @@
 // Score: one thumbnail to a score out of 100, a bar per criterion, and the advice.
-import { boot, api, el, $, clearErrors, fieldError, showError, busy, fmt, price, announce } from './app.js';
+import { boot, api, el, $, onSubmit, fmt, price, announce } from './app.js';
 import { Picker } from './images.js';
 
 const form = $('#score-form');
@@ -38,23 +38,10 @@ function show(res) {
   $('#score-result').hidden = false;
 }
 
-async function submit(ev) {
-  ev.preventDefault();
-  clearErrors(form);
-  if (picker.problem) {
-    fieldError(form, picker.dataField, picker.problem);
-    return;
-  }
-  const button = $('#score');
-  busy(button, true, 'Scoring…');
-  try {
-    show(await api('POST', '/v2/thumbnail/score', picker.fields()));
-    announce(`Scored ${$('#score-total').textContent} out of 100.`);
-  } catch (err) {
-    showError(form, err);
-  } finally {
-    busy(button, false);
-  }
+async function submit() {
+  if (!picker.ready()) return;
+  show(await api('POST', '/v2/thumbnail/score', picker.fields()));
+  announce(`Scored ${$('#score-total').textContent} out of 100.`);
 }
 
 boot({
@@ -62,6 +49,6 @@ boot({
     picker = new Picker($('[data-picker]', form));
     const p = price('score');
     if (p !== null) $('#score').textContent = `Score it · ${fmt.credits(p)}`;
-    form.addEventListener('submit', submit);
+    onSubmit(form, $('#score'), 'Scoring…', submit);
   },
 });

@@ -1,5 +1,5 @@
 // Titles: a prompt and/or an image (or a video link) to five suggestions with copy buttons.
-import { boot, api, el, $, clearErrors, fieldError, showError, busy, fmt, price, copy, announce } from './app.js';
+import { boot, api, el, $, onSubmit, fmt, price, copy, announce } from './app.js';
 import { Picker } from './images.js';
 
 const form = $('#titles-form');
@@ -23,25 +23,12 @@ function show(res) {
   $('#titles-reasoning').textContent = res.reasoning || '';
 }
 
-async function submit(ev) {
-  ev.preventDefault();
-  clearErrors(form);
-  if (picker.problem) {
-    fieldError(form, picker.dataField, picker.problem);
-    return;
-  }
+async function submit() {
+  if (!picker.ready()) return;
   const body = { ...picker.fields() };
   if ($('#prompt').value.trim() || !Object.keys(body).length) body.prompt = $('#prompt').value;
-  const button = $('#suggest');
-  busy(button, true, 'Thinking…');
-  try {
-    show(await api('POST', '/v2/title/text', body));
-    announce('Five title suggestions are ready.');
-  } catch (err) {
-    showError(form, err);
-  } finally {
-    busy(button, false);
-  }
+  show(await api('POST', '/v2/title/text', body));
+  announce('Five title suggestions are ready.');
 }
 
 boot({
@@ -49,6 +36,6 @@ boot({
     picker = new Picker($('[data-picker]', form));
     const p = price('title');
     if (p !== null) $('#suggest').textContent = `Suggest titles · ${fmt.credits(p)}`;
-    form.addEventListener('submit', submit);
+    onSubmit(form, $('#suggest'), 'Thinking…', submit);
   },
 });
