@@ -96,4 +96,11 @@ func TestBrowserAdmin(t *testing.T) {
 	if !eval[bool](tb, `document.querySelector('#health li .badge.ok') !== null`) {
 		t.Fatalf("health: %s", tb.text("#health"))
 	}
+
+	// Signing out forgets the token and shows the sign-in form on a fresh page.
+	tb.do(chromedp.Click(chromedp.ID("signout")))
+	tb.until("signed out", `document.readyState === 'complete' && !document.getElementById('signin').hidden`)
+	if eval[int](tb, `sessionStorage.length`) != 0 || eval[int](tb, `document.querySelectorAll('#accounts .acct').length`) != 0 {
+		t.Fatal("signing out left the token or the accounts behind")
+	}
 }

@@ -227,7 +227,16 @@ func eval[T any](tb *tab, expr string) T {
 // until waits for a JavaScript condition to hold (bounded by the tab's deadline).
 func (tb *tab) until(what, cond string) {
 	tb.t.Helper()
-	if _, err := chromedp.Run(tb.ctx, chromedp.Poll[bool](cond, chromedp.WithPollingInterval(50*time.Millisecond))); err != nil {
+	for {
+		_, err := chromedp.Run(tb.ctx, chromedp.Poll[bool](cond, chromedp.WithPollingInterval(50*time.Millisecond)))
+		if err == nil {
+			return
+		}
+		// A page that reloads itself (signing out does) ends the poll's JavaScript context.
+		if tb.ctx.Err() == nil && (strings.Contains(err.Error(), "Cannot find context") || strings.Contains(err.Error(), "context was destroyed")) {
+			time.Sleep(50 * time.Millisecond)
+			continue
+		}
 		tb.t.Fatalf("waiting for %s (%s): %v", what, cond, err)
 	}
 }

@@ -96,6 +96,21 @@ func TestBrowserGenerate(t *testing.T) {
 	if got := tb.text("#acct-balance"); got != "451 credits" {
 		t.Fatalf("balance %q", got)
 	}
+
+	// A key deactivated meanwhile signs the tab out, saying why.
+	p, _, err := s.App.Store.KeyByHash(context.Background(), core.HashKey(s.Key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.App.Store.SetKeyStatus(context.Background(), p.ID, core.KeyInactive); err != nil {
+		t.Fatal(err)
+	}
+	tb.open(s, "/history")
+	tb.until("signed out", `!document.getElementById('signin').hidden && !document.getElementById('signin-secret-error').hidden`)
+	if msg := tb.text("#signin-secret-error"); !strings.Contains(msg, "API key") || eval[int](tb, `document.querySelectorAll('#history .tile').length`) != 0 ||
+		eval[string](tb, `sessionStorage.getItem('thumbforge.apiKey') || ''`) != "" {
+		t.Fatalf("after the key was deactivated: %q", msg)
+	}
 }
 
 // hostileStyle stores a completed style named with markup, as if it had slipped past

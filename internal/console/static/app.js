@@ -256,9 +256,14 @@ export function announce(text) {
 // Signing in and out.
 let onSignedIn = null;
 
+const signedOutWhy = 'thumbforge.signedOutWhy';
+
+// signOut forgets this tab's secret and starts the page afresh, so nothing the last
+// account saw stays in it; message says why, on the sign-in form.
 export function signOut(message) {
   sessionStorage.removeItem(stores[kind]);
-  showSignIn(message);
+  if (message) sessionStorage.setItem(signedOutWhy, message);
+  location.reload();
 }
 
 function showSignIn(message) {
@@ -335,5 +340,8 @@ export function boot({ admin = false, check = (s) => api('GET', '/v2/account', u
     }
   });
   if (sessionStorage.getItem(stores[kind])) enter();
-  else showSignIn('');
+  else {
+    showSignIn(sessionStorage.getItem(signedOutWhy) || '');
+    sessionStorage.removeItem(signedOutWhy);
+  }
 }

@@ -1,6 +1,6 @@
 // Personas & styles: the account's records with live training progress, and creation from
 // uploaded images checked against the API's limits before anything is sent.
-import { boot, api, el, $, clearErrors, fieldError, onSubmit, fmt, price, announce, limits, Pager } from './app.js';
+import { boot, api, el, $, clearErrors, fieldError, onSubmit, fmt, price, announce, limits, Pager, refreshAccount } from './app.js';
 import { readImage } from './images.js';
 import { CustomTile } from './custom-tile.js';
 
@@ -92,6 +92,7 @@ async function create() {
   const record = await api('GET', `/v2/custom/${encodeURIComponent(res.id)}`);
   lists[m].add(record, true);
   announce(`Training of ${record.name} started.`);
+  refreshAccount();
   for (const c of chosen) URL.revokeObjectURL(c.url);
   chosen = [];
   $('#name').value = '';
