@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"os/exec"
 	"regexp"
@@ -20,7 +19,7 @@ import (
 	"github.com/google/uuid"
 
 	"thumbforge/internal/app"
-	"thumbforge/internal/core"
+	"thumbforge/internal/app/apptest"
 )
 
 // browser is the package's one headless Chromium; nil when none is installed.
@@ -91,46 +90,10 @@ func startSite(t *testing.T, credits int64) *site {
 	cfg.DataDir = t.TempDir()
 	cfg.MaintenanceTTL = 0
 	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Addr = ln.Addr().String()
-	cfg.PublicURL = "http://" + cfg.Addr
-	a, err := app.New(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Start(ln); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = a.Shutdown(ctx)
-	})
+	a := apptest.StartApp(t, cfg)
 	s := &site{App: a, URL: a.URL()}
-	s.Account, s.Key = s.newAccount(t, "creator", credits)
+	s.Account, s.Key = apptest.NewAccount(t, a.Store, "creator", credits)
 	return s
-}
-
-func (s *site) newAccount(t *testing.T, name string, credits int64) (uuid.UUID, string) {
-	t.Helper()
-	ctx := context.Background()
-	acct := &core.Account{Name: name, APIAccess: true, Concurrency: core.DefaultConcurrency}
-	if err := s.App.Store.CreateAccount(ctx, acct); err != nil {
-		t.Fatal(err)
-	}
-	if credits > 0 {
-		if _, err := s.App.Store.Grant(ctx, acct.ID, credits, "test"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	key, _, err := app.CreateKey(ctx, s.App.Store, acct.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return acct.ID, key
 }
 
 // tab is one browser tab of a test, with what its pages wrote to the console.
@@ -224,6 +187,9 @@ func eval[T any](tb *tab, expr string) T {
 	return v
 }
 
+// navigated matches the errors of a poll whose page went away under it.
+var navigated = regexp.MustCompile(`Cannot find context|context was destroyed|target navigated or closed`)
+
 // until waits for a JavaScript condition to hold (bounded by the tab's deadline).
 func (tb *tab) until(what, cond string) {
 	tb.t.Helper()
@@ -233,7 +199,7 @@ func (tb *tab) until(what, cond string) {
 			return
 		}
 		// A page that reloads itself (signing out does) ends the poll's JavaScript context.
-		if tb.ctx.Err() == nil && (strings.Contains(err.Error(), "Cannot find context") || strings.Contains(err.Error(), "context was destroyed")) {
+		if tb.ctx.Err() == nil && navigated.MatchString(err.Error()) {
 			time.Sleep(50 * time.Millisecond)
 			continue
 		}

@@ -13,7 +13,6 @@ import (
 	"image/jpeg"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -23,7 +22,7 @@ import (
 	"github.com/google/uuid"
 
 	"thumbforge/internal/app"
-	"thumbforge/internal/core"
+	"thumbforge/internal/app/apptest"
 )
 
 // clock is a settable clock shared by the app and the test.
@@ -89,23 +88,7 @@ func start(t testing.TB, credits int64, opts ...option) *env {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.PublicURL = "http://" + ln.Addr().String()
-	a, err := app.New(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Start(ln); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = a.Shutdown(ctx)
-	})
+	a := apptest.StartApp(t, cfg)
 	e.App, e.URL = a, a.URL()
 	e.client = &http.Client{Timeout: 60 * time.Second}
 	e.Account, e.Key = e.newAccount(credits)
@@ -115,21 +98,7 @@ func start(t testing.TB, credits int64, opts ...option) *env {
 // newAccount creates an account with API access, credits and a key.
 func (e *env) newAccount(credits int64) (uuid.UUID, string) {
 	e.t.Helper()
-	ctx := context.Background()
-	acct := &core.Account{Name: "test", APIAccess: true, Concurrency: core.DefaultConcurrency}
-	if err := e.App.Store.CreateAccount(ctx, acct); err != nil {
-		e.t.Fatal(err)
-	}
-	if credits > 0 {
-		if _, err := e.App.Store.Grant(ctx, acct.ID, credits, "test"); err != nil {
-			e.t.Fatal(err)
-		}
-	}
-	key, _, err := app.CreateKey(ctx, e.App.Store, acct.ID)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return acct.ID, key
+	return apptest.NewAccount(e.t, e.App.Store, "test", credits)
 }
 
 // serve makes the image server answer path with h.
