@@ -2,11 +2,16 @@ package console_test
 
 import (
 	"context"
+	"net"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
+	"thumbforge/internal/app"
 	"thumbforge/internal/core"
+	"thumbforge/internal/engines"
+	"thumbforge/internal/engines/enginetest/comfyfake"
 )
 
 // xss is a name a hostile user or operator might give; it must render as text.
@@ -26,7 +31,17 @@ func (s *site) adminToken(t *testing.T) string {
 }
 
 func TestBrowserAdmin(t *testing.T) {
-	s := startSite(t, 0)
+	// A ComfyUI engine with two backends, one up and one down, for the health list.
+	_, comfy := comfyfake.Serve(t, comfyfake.Config{})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := "http://" + ln.Addr().String()
+	ln.Close()
+	s := startSite(t, 0, func(c *app.Config) {
+		c.Engine = engines.Config{Kind: "comfyui", URLs: []string{comfy.URL, down}, HealthInterval: 50 * time.Millisecond}
+	})
 	tok := s.adminToken(t)
 	tb := newTab(t, 1280, 800)
 
@@ -93,9 +108,14 @@ func TestBrowserAdmin(t *testing.T) {
 	}
 	tb.do(chromedp.Click(chromedp.ID("maintenance")))
 	tb.until("maintenance off", `document.getElementById('maintenance').getAttribute('aria-pressed') === 'false'`)
-	if !eval[bool](tb, `document.querySelector('#health li .badge.ok') !== null`) {
-		t.Fatalf("health: %s", tb.text("#health"))
-	}
+	// Health: the service, the engine and each backend, the dead one with its reason.
+	tb.until("both backends' health", `(() => {
+		const items = [...document.querySelectorAll('#health li')].map((li) => li.textContent);
+		const ok = items.some((t) => t.startsWith(`+jsString(comfy.URL)+`) && t.includes('healthy ·') && !t.includes('unhealthy')) &&
+			items.some((t) => t.startsWith(`+jsString(down)+`) && t.includes('unhealthy'));
+		if (!ok) document.getElementById('health-refresh').click();
+		return ok && items[1].includes('comfyui');
+	})()`)
 
 	// Signing out forgets the token and shows the sign-in form on a fresh page.
 	tb.do(chromedp.Click(chromedp.ID("signout")))

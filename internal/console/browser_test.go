@@ -83,13 +83,16 @@ type site struct {
 	sample string
 }
 
-// startSite runs the app on 127.0.0.1:0 with a temp data dir.
-func startSite(t *testing.T, credits int64) *site {
+// startSite runs the app on 127.0.0.1:0 with a temp data dir; opts change its configuration.
+func startSite(t *testing.T, credits int64, opts ...func(*app.Config)) *site {
 	t.Helper()
 	cfg := app.Defaults()
 	cfg.DataDir = t.TempDir()
 	cfg.MaintenanceTTL = 0
 	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	for _, o := range opts {
+		o(&cfg)
+	}
 	a := apptest.StartApp(t, cfg)
 	s := &site{App: a, URL: a.URL()}
 	s.Account, s.Key = apptest.NewAccount(t, a.Store, "creator", credits)

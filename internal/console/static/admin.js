@@ -41,24 +41,15 @@ async function health() {
     return;
   }
   const items = [line('Service', String(data.status || status), status === 200)];
-  const good = (v) => ['ok', 'ready', 'healthy', 'up', true].includes(typeof v === 'string' ? v.toLowerCase() : v);
-  // describe reads one part: a word, or an object such as an engine backend's
-  // {url, healthy, reason, in_flight, concurrency}.
-  const describe = (v) => {
-    if (!v || typeof v !== 'object') return [String(v), good(v)];
-    const ok = v.healthy ?? v.ok ?? (v.status === undefined ? undefined : good(v.status));
-    let text = v.status !== undefined ? String(v.status) : ok === true ? 'healthy' : ok === false ? 'unhealthy' : JSON.stringify(v);
-    if (ok === false && v.reason) text += `: ${v.reason}`;
-    if (v.in_flight !== undefined && v.concurrency !== undefined) text += ` · ${v.in_flight} of ${v.concurrency} busy`;
-    return [text, ok];
-  };
+  // The engine's backends, when it has any: {name, backends: [{url, healthy, reason, in_flight, concurrency}]}.
+  const engine = data.engine && typeof data.engine === 'object' ? data.engine : { name: 'builtin' };
+  items.push(line('Engine', String(engine.name || 'unknown'), engine.backends ? undefined : true));
+  for (const b of engine.backends || []) {
+    const state = b.healthy ? 'healthy' : `unhealthy${b.reason ? `: ${b.reason}` : ''}`;
+    items.push(line(String(b.url), `${state} · ${b.in_flight} of ${b.concurrency} busy`, !!b.healthy));
+  }
   for (const [k, v] of Object.entries(data)) {
-    if (k === 'status') continue;
-    const parts = Array.isArray(v) ? v.map((x, i) => [x && (x.name || x.url) || `${k} ${i + 1}`, x]) : [[k, v]];
-    for (const [name, value] of parts) {
-      const [text, ok] = describe(value);
-      items.push(line(name === k ? k : `${k}: ${name}`, text, ok));
-    }
+    if (k !== 'status' && k !== 'engine') items.push(line(k, typeof v === 'object' ? JSON.stringify(v) : String(v)));
   }
   list.replaceChildren(...items);
 }
