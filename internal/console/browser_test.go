@@ -121,7 +121,7 @@ func newTab(t *testing.T, width, height int64) *tab {
 		t.Skip("chromium is not installed: browser test skipped (see the line printed above)")
 	}
 	ctx, cancel := chromedp.NewContext(browser)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
+	ctx, cancelTimeout := context.WithTimeout(ctx, time.Minute)
 	tb := &tab{t: t, ctx: ctx}
 	done := make(chan struct{})
 	t.Cleanup(func() {
