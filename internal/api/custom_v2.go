@@ -19,7 +19,8 @@ type customV2 struct {
 	PortraitURL         *string   `json:"portrait_url"`
 	Reference           []string  `json:"reference"`
 	SpecialInstructions string    `json:"special_instructions"`
-	RequestID           string    `json:"request_id"`
+	// RequestID is the reading request's id; items of a list leave it out.
+	RequestID string `json:"request_id,omitempty"`
 }
 
 type createdV2 struct {
@@ -124,29 +125,40 @@ func (s *Server) v2PatchCustom(w http.ResponseWriter, r *http.Request) error {
 	return s.writeCustomV2(w, r, m)
 }
 
-// writeCustomV2 renders a record; portrait and reference links are signed for the output
-// lifetime and exist only once training completed.
+// writeCustomV2 renders a record.
 func (s *Server) writeCustomV2(w http.ResponseWriter, r *http.Request, m *core.CustomModel) error {
-	out := customV2{ID: m.ID.String(), Name: m.Name, Mode: m.Mode, Status: string(m.Status), Progress: m.Progress,
-		SpecialInstructions: m.SpecialInstructions, RequestID: core.RequestID(r.Context())}
-	if m.Status == core.StatusCompleted {
-		expires := s.svc.Now().Add(core.OutputTTL)
-		u, err := s.signed(r.Context(), m.PortraitKey, expires)
-		if err != nil {
-			return err
-		}
-		out.PortraitURL = &u
-		out.Reference = []string{}
-		for _, k := range m.ReferenceKeys {
-			u, err := s.signed(r.Context(), k, expires)
-			if err != nil {
-				return err
-			}
-			out.Reference = append(out.Reference, u)
-		}
+	out, err := s.customBody(r.Context(), m)
+	if err != nil {
+		return err
 	}
+	out.RequestID = core.RequestID(r.Context())
 	writeJSON(w, http.StatusOK, out)
 	return nil
+}
+
+// customBody is a record in its v2 shape; portrait and reference links are signed for the
+// output lifetime and exist only once training completed.
+func (s *Server) customBody(ctx context.Context, m *core.CustomModel) (customV2, error) {
+	out := customV2{ID: m.ID.String(), Name: m.Name, Mode: m.Mode, Status: string(m.Status), Progress: m.Progress,
+		SpecialInstructions: m.SpecialInstructions}
+	if m.Status != core.StatusCompleted {
+		return out, nil
+	}
+	expires := s.svc.Now().Add(core.OutputTTL)
+	u, err := s.signed(ctx, m.PortraitKey, expires)
+	if err != nil {
+		return out, err
+	}
+	out.PortraitURL = &u
+	out.Reference = []string{}
+	for _, k := range m.ReferenceKeys {
+		u, err := s.signed(ctx, k, expires)
+		if err != nil {
+			return out, err
+		}
+		out.Reference = append(out.Reference, u)
+	}
+	return out, nil
 }
 
 // signed returns a link to a record's blob that works until expires.

@@ -44,7 +44,7 @@ func testConcurrentSweeps(t *testing.T, c *cluster, _ *images) {
 		if err := apps[i%3].Blobs.Put(ctx, keys[i], []byte("expired output"), "image/jpeg"); err != nil {
 			t.Fatal(err)
 		}
-		if err := apps[i%3].Store.RecordOutput(ctx, keys[i], owner, time.Now()); err != nil {
+		if err := apps[i%3].Store.RecordOutput(ctx, core.Output{Key: keys[i], AccountID: owner, ExpiresAt: time.Now()}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -118,6 +118,7 @@ func (s *Service) paid(ctx context.Context, p Principal, op string, work func(co
 	if !ok {
 		return Wrap(CodeInternal, fmt.Errorf("no price for %q", op), "The service is misconfigured.")
 	}
+	ctx = withOperation(ctx, op)
 	res, err := s.cfg.Store.Reserve(ctx, p.Account.ID, price, op)
 	switch {
 	case errors.Is(err, ErrInsufficient):
@@ -215,7 +216,8 @@ func (s *Service) storeOutput(ctx context.Context, p Principal, img image.Image)
 	expires := now.Add(OutputTTL)
 	// The record goes first: a process killed between the two steps leaves a record whose
 	// blob is missing (the sweep deletes both), never a blob that nothing refers to.
-	if err := s.cfg.Store.RecordOutput(ctx, key, p.Account.ID, expires); err != nil {
+	rec := Output{Key: key, AccountID: p.Account.ID, RequestID: RequestID(ctx), Operation: operationOf(ctx), ExpiresAt: expires}
+	if err := s.cfg.Store.RecordOutput(ctx, rec); err != nil {
 		return "", fmt.Errorf("record output: %w", err)
 	}
 	if err := s.cfg.Blobs.Put(ctx, key, buf.Bytes(), "image/jpeg"); err != nil {

@@ -73,7 +73,9 @@ type AdminTokens interface {
 
 // Outputs records stored blobs that expire, so a sweep can delete them.
 type Outputs interface {
-	RecordOutput(ctx context.Context, key string, account uuid.UUID, expires time.Time) error
+	// RecordOutput remembers o (Key, AccountID, ExpiresAt, and what made it); recording a
+	// key again moves its expiry.
+	RecordOutput(ctx context.Context, o Output) error
 	// ExpiredOutputs returns up to limit keys that expired before now.
 	ExpiredOutputs(ctx context.Context, now time.Time, limit int) ([]string, error)
 	DeleteOutput(ctx context.Context, key string) error
@@ -103,6 +105,7 @@ type Store interface {
 	AdminTokens
 	Outputs
 	CustomModels
+	Listings
 	Ping(ctx context.Context) error
 	Close() error
 }

@@ -73,6 +73,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		Time:         func(t time.Time) any { return t },
 		IsUnique:     hasCode("23505"),
 		IsForeignKey: hasCode("23503"),
+		Day:          func(col string) string { return "to_char(" + col + " AT TIME ZONE 'UTC', 'YYYY-MM-DD')" },
 	}
 	return &Store{Store: sqlstore.New(db, d, opts.Now), pool: pool}, nil
 }

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/google/uuid"
+	"thumbforge/internal/core"
 )
 
 // maintenanceSetting names the maintenance switch in the settings table.
@@ -36,11 +36,13 @@ func (s *Store) SetMaintenance(ctx context.Context, on bool) error {
 	return s.fail("set maintenance", err)
 }
 
-// RecordOutput remembers a stored blob and when it expires; recording a key again moves
-// its expiry.
-func (s *Store) RecordOutput(ctx context.Context, key string, account uuid.UUID, expires time.Time) error {
-	_, err := s.pool().ExecContext(ctx, `INSERT INTO outputs (blob_key, account_id, expires_at, created_at) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (blob_key) DO UPDATE SET expires_at = excluded.expires_at`, key, account, s.t(expires), s.t(s.clock()))
+// RecordOutput remembers a stored blob, what made it and when it expires; recording a key
+// again moves its expiry.
+func (s *Store) RecordOutput(ctx context.Context, o core.Output) error {
+	_, err := s.pool().ExecContext(ctx, `INSERT INTO outputs (blob_key, account_id, expires_at, created_at, request_id, operation)
+		VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (blob_key) DO UPDATE SET expires_at = excluded.expires_at`,
+		o.Key, o.AccountID, s.t(o.ExpiresAt), s.t(s.clock()), o.RequestID, o.Operation)
 	return s.fail("record output", err)
 }
 

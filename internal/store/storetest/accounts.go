@@ -175,11 +175,11 @@ func testOutputs(e *env) {
 	t := e.t
 	a := e.account(0, 0)
 	now := e.clock.Now()
-	must(t, e.s.RecordOutput(e.ctx, "out/c", a.ID, now.Add(-time.Minute)))
-	must(t, e.s.RecordOutput(e.ctx, "out/a", a.ID, now.Add(-time.Hour)))
-	must(t, e.s.RecordOutput(e.ctx, "out/b", a.ID, now.Add(-30*time.Minute)))
-	must(t, e.s.RecordOutput(e.ctx, "out/live", a.ID, now.Add(time.Hour)))
-	must(t, e.s.RecordOutput(e.ctx, "out/edge", a.ID, now)) // expires at now: not before now
+	must(t, e.s.RecordOutput(e.ctx, core.Output{Key: "out/c", AccountID: a.ID, ExpiresAt: now.Add(-time.Minute)}))
+	must(t, e.s.RecordOutput(e.ctx, core.Output{Key: "out/a", AccountID: a.ID, ExpiresAt: now.Add(-time.Hour)}))
+	must(t, e.s.RecordOutput(e.ctx, core.Output{Key: "out/b", AccountID: a.ID, ExpiresAt: now.Add(-30 * time.Minute)}))
+	must(t, e.s.RecordOutput(e.ctx, core.Output{Key: "out/live", AccountID: a.ID, ExpiresAt: now.Add(time.Hour)}))
+	must(t, e.s.RecordOutput(e.ctx, core.Output{Key: "out/edge", AccountID: a.ID, ExpiresAt: now})) // expires at now: not before now
 
 	check := func(now time.Time, limit int, want ...string) {
 		t.Helper()
@@ -200,8 +200,8 @@ func testOutputs(e *env) {
 	must(t, e.s.DeleteOutput(e.ctx, "out/a")) // sweeps may race: deleting twice is fine
 	check(now, 10, "out/b", "out/c")
 	// Recording a key again moves its expiry.
-	must(t, e.s.RecordOutput(e.ctx, "out/b", a.ID, now.Add(2*time.Hour)))
+	must(t, e.s.RecordOutput(e.ctx, core.Output{Key: "out/b", AccountID: a.ID, ExpiresAt: now.Add(2 * time.Hour)}))
 	check(now, 10, "out/c")
 	check(now.Add(90*time.Minute), 10, "out/c", "out/edge", "out/live")
-	wantErr(t, e.s.RecordOutput(e.ctx, "out/orphan", uuid.New(), now), core.ErrNotFound)
+	wantErr(t, e.s.RecordOutput(e.ctx, core.Output{Key: "out/orphan", AccountID: uuid.New(), ExpiresAt: now}), core.ErrNotFound)
 }
