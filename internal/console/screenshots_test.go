@@ -9,10 +9,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"thumbforge/internal/app"
 )
 
 var update = flag.Bool("update", false, "rewrite the screenshots in docs/console")
@@ -50,13 +53,18 @@ const unnamed = `(() => {
 //
 //	go test ./internal/console -run TestScreenshots -update
 func TestScreenshots(t *testing.T) {
-	s := startSite(t, 1000)
+	clock := &clock{}
+	s := startSite(t, 3000, func(c *app.Config) { c.Now = clock.Now })
+	if *update {
+		s.history(t, clock)
+	}
 	s.seed(t)
 	tok := s.adminToken(t)
 	shots := []shot{
 		{name: "signin", path: "/", ready: `!document.getElementById('signin').hidden`},
 		{name: "generate", path: "/", ready: `document.querySelector('#persona option[value]:not([value=""])') !== null`, act: func(tb *tab) {
-			tb.do(chromedp.SetValue(chromedp.ID("prompt"), "Ten budget travel tips for Japan"), chromedp.Click(chromedp.ID("generate")))
+			prompt := map[int64]string{1280: "Ten budget travel tips for Japan", 390: "Ten plants that survive any flat"}[eval[int64](tb, `window.innerWidth`)]
+			tb.do(chromedp.SetValue(chromedp.ID("prompt"), prompt), chromedp.Click(chromedp.ID("generate")))
 			tb.until("the thumbnail", `document.getElementById('result-img').dataset.loaded === 'true'`)
 		}},
 		{name: "history", path: "/history", ready: `document.querySelectorAll('#history img').length > 0 && document.querySelector('#history img').complete`},
@@ -124,6 +132,48 @@ func TestScreenshots(t *testing.T) {
 			}
 		}
 	}
+}
+
+// clock is the site's clock, moved back to make a history.
+type clock struct {
+	mu  sync.Mutex
+	off time.Duration
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.off)
+}
+
+func (c *clock) set(off time.Duration) {
+	c.mu.Lock()
+	c.off = off
+	c.mu.Unlock()
+}
+
+// history spends credits on each of the last three weeks' days, for the usage chart.
+func (s *site) history(t *testing.T, c *clock) {
+	t.Helper()
+	calls := []struct {
+		path string
+		body map[string]any
+	}{
+		{"/v2/thumbnail/text", map[string]any{"prompt": "Budget travel", "model": "mdl_4_5", "format": "16:9"}},
+		{"/v2/title/text", map[string]any{"prompt": "Budget travel in Japan"}},
+		{"/v2/thumbnail/text", map[string]any{"prompt": "Gaming setup", "model": "mdl_3", "format": "1:1"}},
+		{"/v2/thumbnail/text", map[string]any{"prompt": "Ocean life", "model": "mdl_4_5", "format": "9:16"}},
+	}
+	for day := 21; day >= 1; day-- {
+		c.set(-time.Duration(day) * 24 * time.Hour)
+		for i := range (day*5)%4 + 1 {
+			call := calls[(day+i)%len(calls)]
+			if code, body := s.call(t, "POST", call.path, call.body); code != 200 {
+				t.Fatalf("history day %d: %d %s", day, code, body)
+			}
+		}
+	}
+	c.set(0)
 }
 
 // seed gives the account some history through the API: thumbnails, a style and a persona.
