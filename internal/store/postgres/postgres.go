@@ -73,7 +73,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		Time:         func(t time.Time) any { return t },
 		IsUnique:     hasCode("23505"),
 		IsForeignKey: hasCode("23503"),
-		Day:          func(col string) string { return "to_char(" + col + " AT TIME ZONE 'UTC', 'YYYY-MM-DD')" },
+		Day:          func(col string) string { return "floor(extract(epoch FROM " + col + ") / 86400)::bigint" },
 	}
 	return &Store{Store: sqlstore.New(db, d, opts.Now), pool: pool}, nil
 }

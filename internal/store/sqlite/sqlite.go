@@ -77,7 +77,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		Time:            func(t time.Time) any { return t.UnixMicro() },
 		IsUnique:        hasCode(sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY),
 		IsForeignKey:    hasCode(sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY),
-		Day:             func(col string) string { return "strftime('%Y-%m-%d', " + col + " / 1000000, 'unixepoch')" },
+		Day:             func(col string) string { return col + " / 86400000000" }, // microseconds: integer division
 		SerializeWrites: true,
 		CacheStatements: true,
 	}

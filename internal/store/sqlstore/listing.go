@@ -47,9 +47,11 @@ func (s *Store) Usage(ctx context.Context, account uuid.UUID, from, to time.Time
 	out := []core.UsageDay{}
 	for rows.Next() {
 		var u core.UsageDay
-		if err := rows.Scan(&u.Date, &u.Operation, &u.Count, &u.Credits); err != nil {
+		var day int64
+		if err := rows.Scan(&day, &u.Operation, &u.Count, &u.Credits); err != nil {
 			return nil, s.fail("usage", err)
 		}
+		u.Date = time.Unix(day*86400, 0).UTC().Format("2006-01-02")
 		out = append(out, u)
 	}
 	return out, s.fail("usage", rows.Err())

@@ -27,7 +27,7 @@ type Dialect struct {
 	IsUnique func(error) bool
 	// IsForeignKey reports a foreign-key violation.
 	IsForeignKey func(error) bool
-	// Day is the SQL expression of a time column's UTC date as YYYY-MM-DD text.
+	// Day is the SQL expression of a time column's UTC day, as whole days since 1970-01-01.
 	Day func(col string) string
 	// SerializeWrites queues this process's write transactions in Go. SQLite admits one
 	// writer at a time; waiting on a Go semaphore costs nothing, where waiting on the
