@@ -147,10 +147,23 @@ func TestBrowserPersonas(t *testing.T) {
 		t.Fatal("a hostile name or instruction did not render as text")
 	}
 
-	// The API's limits are checked before upload: a reserved name, four images.
+	// An image dropped on the zone is taken like a chosen one.
 	tb.pick("mode", "style")
+	tb.do(chromedp.Evaluate[chromedp.Void](`(async () => {
+		const c = document.createElement('canvas');
+		c.width = 320; c.height = 240;
+		const g = c.getContext('2d');
+		g.fillStyle = '#c05020'; g.fillRect(0, 0, 320, 240);
+		const blob = await new Promise((done) => c.toBlob(done, 'image/jpeg'));
+		const dt = new DataTransfer();
+		dt.items.add(new File([blob], 'dropped.jpg', { type: 'image/jpeg' }));
+		document.getElementById('images-drop').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+	})()`, chromedp.EvalAwaitPromise))
+	tb.until("the dropped image", `document.querySelectorAll('#images-list li').length === 1`)
+
+	// The API's limits are checked before upload: a reserved name, a fourth image.
 	var files []string
-	for i := range 4 {
+	for i := range 3 {
 		files = append(files, writeJPEG(t, sampleImage(640, 480, uint8(60*i))))
 	}
 	tb.do(chromedp.SendKeys(chromedp.ID("name"), "Admin"), chromedp.SetUploadFiles(chromedp.ID("images"), files))
