@@ -9,13 +9,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"thumbforge/internal/app"
+	"thumbforge/internal/app/apptest"
 )
 
 var update = flag.Bool("update", false, "rewrite the screenshots in docs/console")
@@ -53,7 +53,7 @@ const unnamed = `(() => {
 //
 //	go test ./internal/console -run TestScreenshots -update
 func TestScreenshots(t *testing.T) {
-	clock := &clock{}
+	clock := &apptest.Clock{}
 	s := startSite(t, 3000, func(c *app.Config) { c.Now = clock.Now })
 	if *update {
 		s.history(t, clock)
@@ -134,26 +134,8 @@ func TestScreenshots(t *testing.T) {
 	}
 }
 
-// clock is the site's clock, moved back to make a history.
-type clock struct {
-	mu  sync.Mutex
-	off time.Duration
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return time.Now().Add(c.off)
-}
-
-func (c *clock) set(off time.Duration) {
-	c.mu.Lock()
-	c.off = off
-	c.mu.Unlock()
-}
-
 // history spends credits on each of the last three weeks' days, for the usage chart.
-func (s *site) history(t *testing.T, c *clock) {
+func (s *site) history(t *testing.T, c *apptest.Clock) {
 	t.Helper()
 	calls := []struct {
 		path string
@@ -165,7 +147,7 @@ func (s *site) history(t *testing.T, c *clock) {
 		{"/v2/thumbnail/text", map[string]any{"prompt": "Ocean life", "model": "mdl_4_5", "format": "9:16"}},
 	}
 	for day := 21; day >= 1; day-- {
-		c.set(-time.Duration(day) * 24 * time.Hour)
+		c.Set(-time.Duration(day) * 24 * time.Hour)
 		for i := range (day*5)%4 + 1 {
 			call := calls[(day+i)%len(calls)]
 			if code, body := s.call(t, "POST", call.path, call.body); code != 200 {
@@ -173,7 +155,7 @@ func (s *site) history(t *testing.T, c *clock) {
 			}
 		}
 	}
-	c.set(0)
+	c.Set(0)
 }
 
 // seed gives the account some history through the API: thumbnails, a style and a persona.

@@ -26,23 +26,7 @@ import (
 )
 
 // clock is a settable clock shared by the app and the test.
-type clock struct {
-	mu  sync.Mutex
-	off time.Duration
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return time.Now().Add(c.off)
-}
-
-// Advance moves the clock forward.
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.off += d
-	c.mu.Unlock()
-}
+type clock = apptest.Clock
 
 // env is one running thumbforge and an account with a key.
 type env struct {

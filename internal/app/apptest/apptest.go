@@ -5,6 +5,7 @@ package apptest
 import (
 	"context"
 	"net"
+	"sync"
 	"testing"
 	"time"
 
@@ -59,4 +60,32 @@ func NewAccount(t testing.TB, st core.Store, name string, credits int64) (uuid.U
 		t.Fatal(err)
 	}
 	return acct.ID, key
+}
+
+// Clock is a settable clock shared by an app (Config.Now) and its test: the real time
+// moved by an offset.
+type Clock struct {
+	mu  sync.Mutex
+	off time.Duration
+}
+
+// Now returns the clock's time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.off)
+}
+
+// Advance moves the clock forward by d.
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.off += d
+	c.mu.Unlock()
+}
+
+// Set puts the clock at off from the real time.
+func (c *Clock) Set(off time.Duration) {
+	c.mu.Lock()
+	c.off = off
+	c.mu.Unlock()
 }

@@ -221,21 +221,7 @@ func (s *Store) Ledger(ctx context.Context, account uuid.UUID, limit int) ([]cor
 	if limit <= 0 {
 		limit = defaultLedgerLimit
 	}
-	rows, err := s.pool().QueryContext(ctx, `SELECT id, account_id, kind, delta, amount, ref, operation, created_at
-		FROM ledger WHERE account_id = $1 ORDER BY id DESC LIMIT $2`, account, limit)
-	if err != nil {
-		return nil, s.fail("ledger", err)
-	}
-	defer rows.Close()
-	var out []core.LedgerEntry
-	for rows.Next() {
-		var e core.LedgerEntry
-		if err := rows.Scan(&e.ID, &e.AccountID, &e.Kind, &e.Delta, &e.Amount, &e.Ref, &e.Operation, timeScan{&e.CreatedAt}); err != nil {
-			return nil, s.fail("ledger", err)
-		}
-		out = append(out, e)
-	}
-	return out, s.fail("ledger", rows.Err())
+	return s.LedgerPage(ctx, account, 0, limit)
 }
 
 // Invoices returns the account's top-up invoices, newest first.

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 
@@ -116,6 +117,11 @@ func (s *Store) ListCustomModels(ctx context.Context, account uuid.UUID) ([]core
 	if err != nil {
 		return nil, s.fail("list custom models", err)
 	}
+	return s.scanCustoms(rows)
+}
+
+// scanCustoms reads every record of rows and closes them.
+func (s *Store) scanCustoms(rows *sql.Rows) ([]core.CustomModel, error) {
 	defer rows.Close()
 	var out []core.CustomModel
 	for rows.Next() {

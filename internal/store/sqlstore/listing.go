@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"math"
 	"strconv"
 	"time"
 
@@ -14,7 +15,7 @@ import (
 // from the newest), newest first.
 func (s *Store) LedgerPage(ctx context.Context, account uuid.UUID, before int64, limit int) ([]core.LedgerEntry, error) {
 	if before <= 0 {
-		return s.Ledger(ctx, account, limit)
+		before = math.MaxInt64
 	}
 	rows, err := s.pool().QueryContext(ctx, `SELECT id, account_id, kind, delta, amount, ref, operation, created_at
 		FROM ledger WHERE account_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3`, account, before, limit)
@@ -70,16 +71,7 @@ func (s *Store) CustomModelsPage(ctx context.Context, account uuid.UUID, mode co
 	if err != nil {
 		return nil, s.fail("list custom models", err)
 	}
-	defer rows.Close()
-	var out []core.CustomModel
-	for rows.Next() {
-		var m core.CustomModel
-		if err := scanCustom(rows, &m); err != nil {
-			return nil, s.fail("list custom models", err)
-		}
-		out = append(out, m)
-	}
-	return out, s.fail("list custom models", rows.Err())
+	return s.scanCustoms(rows)
 }
 
 // OutputsPage returns up to limit of the account's outputs not expired at now (as the
