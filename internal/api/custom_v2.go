@@ -42,6 +42,10 @@ func decodeCustomV2(b *body, mode core.Mode) (core.CustomParams, error) {
 		}
 		p.Name = name
 	}
+	if text, ok := b.str("special_instructions"); ok {
+		b.checkInstructions(text)
+		p.SpecialInstructions = text
+	}
 	urls, hasURLs := b.strs("image_urls")
 	datas, hasData := b.strs("image_base64s")
 	switch {
@@ -114,8 +118,8 @@ func (s *Server) v2PatchCustom(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	text, _ := b.required("special_instructions")
-	if err := b.finish(); err != nil {
+	text, err := decodeInstructions(b)
+	if err != nil {
 		return err
 	}
 	m, err := s.svc.SetSpecialInstructions(r.Context(), principal(r), r.PathValue("id"), text)
@@ -123,6 +127,23 @@ func (s *Server) v2PatchCustom(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return s.writeCustomV2(w, r, m)
+}
+
+// decodeInstructions validates a PATCH /v2/custom/{id} body: special_instructions, the
+// prompt rules with its own length (empty clears them).
+func decodeInstructions(b *body) (string, error) {
+	text, ok := b.required("special_instructions")
+	if ok {
+		b.checkInstructions(text)
+	}
+	return text, b.finish()
+}
+
+// checkInstructions applies the prompt rules to special instructions (0..300 characters).
+func (b *body) checkInstructions(text string) {
+	if msg := textProblem(text, 0, core.MaxInstructions, false); msg != "" {
+		b.problem("special_instructions", msg)
+	}
 }
 
 // writeCustomV2 renders a record.

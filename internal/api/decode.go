@@ -26,7 +26,7 @@ type body struct {
 
 // readBody reads and parses a JSON object. A body that is not one fails at once.
 func readBody(r *http.Request) (*body, error) {
-	data, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxBodyBytes))
+	data, err := readCapped(r.Body, r.ContentLength, MaxBodyBytes)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -38,7 +38,25 @@ func readBody(r *http.Request) (*body, error) {
 	return parseBody(data)
 }
 
-// parseBody parses data as a JSON object with unique keys.
+// readCapped reads a body of at most max bytes into one buffer: of its announced length
+// when there is one (no doubling growth and its garbage), else grown as it arrives.
+func readCapped(rc io.ReadCloser, announced, max int64) ([]byte, error) {
+	r := http.MaxBytesReader(nil, rc, max)
+	if announced < 0 || announced > max {
+		return io.ReadAll(r)
+	}
+	buf := make([]byte, announced)
+	if _, err := io.ReadFull(r, buf); err != nil {
+		return nil, err
+	}
+	// The client may send more than it announced: that is a malformed request.
+	if n, _ := r.Read(make([]byte, 1)); n > 0 {
+		return nil, errors.New("the body is longer than its Content-Length")
+	}
+	return buf, nil
+}
+
+// parseBody parses data as a JSON object whose objects, at any depth, repeat no key.
 func parseBody(data []byte) (*body, error) {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
@@ -47,22 +65,19 @@ func parseBody(data []byte) (*body, error) {
 	if !utf8.Valid(data) {
 		return nil, core.Invalid([]core.Detail{{Message: "the request body is not valid UTF-8"}})
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var raw map[string]json.RawMessage
-	if err := dec.Decode(&raw); err != nil || raw == nil {
-		msg := "malformed JSON"
+	// Unmarshalling into an empty struct validates the syntax and the top-level kind
+	// without building a value.
+	if err := json.Unmarshal(data, &struct{}{}); err != nil || data[0] != '{' {
+		msg := "the request body must be a JSON object"
 		var se *json.SyntaxError
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &se):
+		if errors.As(err, &se) {
 			msg = "malformed JSON: " + se.Error()
-		case errors.As(err, &te), raw == nil && err == nil:
-			msg = "the request body must be a JSON object"
 		}
 		return nil, core.Invalid([]core.Detail{{Message: msg}})
 	}
-	if dec.More() {
-		return nil, core.Invalid([]core.Detail{{Message: "malformed JSON: trailing data after the object"}})
+	raw, dup := splitObject(data)
+	if dup != "" {
+		return nil, core.Invalid([]core.Detail{{Field: dup, Message: "appears more than once in its object"}})
 	}
 	return &body{raw: raw, seen: make(map[string]bool)}, nil
 }

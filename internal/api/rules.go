@@ -1,6 +1,7 @@
 package api
 
 import (
+	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -11,18 +12,38 @@ import (
 // MaxPrompt is the longest prompt accepted, in characters.
 const MaxPrompt = 3000
 
-// checkPrompt applies the v2 prompt rules: 1 to 3000 characters, no "http" in any case.
+// checkPrompt applies the v2 prompt rules: textProblem's, and no "http" in any case.
 func (b *body) checkPrompt(field, p string) {
-	n := utf8.RuneCountInString(p)
+	if msg := textProblem(p, 1, MaxPrompt, false); msg != "" {
+		b.problem(field, msg)
+	}
+}
+
+// textProblem is the one rule for text that reaches an engine (prompts, edit instructions,
+// special instructions): between min and max characters, not only whitespace, no control
+// characters but line breaks and tabs, and (links false) no "http" in any letter case.
+// It returns what is wrong, or "".
+func textProblem(s string, min, max int, links bool) string {
+	n := utf8.RuneCountInString(s)
 	switch {
-	case n < 1:
-		b.problem(field, "must be 1 to 3000 characters long")
-	case n > MaxPrompt:
-		b.problem(field, "must be at most 3000 characters long")
+	case n < min || n > max:
+		if min == 0 {
+			return fmt.Sprintf("must be at most %d characters long", max)
+		}
+		return fmt.Sprintf("must be %d to %d characters long", min, max)
+	case n > 0 && strings.TrimFunc(s, unicode.IsSpace) == "":
+		return "must not be only whitespace"
+	case strings.IndexFunc(s, isForbiddenControl) >= 0:
+		return "must not contain control characters (line breaks and tabs are allowed)"
+	case !links && strings.Contains(strings.ToLower(s), "http"):
+		return "must not contain links (the text \"http\")"
 	}
-	if strings.Contains(strings.ToLower(p), "http") {
-		b.problem(field, "must not contain links (the text \"http\")")
-	}
+	return ""
+}
+
+// isForbiddenControl reports a control character other than a line break or a tab.
+func isForbiddenControl(r rune) bool {
+	return unicode.IsControl(r) && r != '\n' && r != '\r' && r != '\t'
 }
 
 // imageRef reads a pair of image fields (URL and data URL forms) into a reference.

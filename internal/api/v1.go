@@ -2,7 +2,6 @@ package api
 
 import (
 	"net/http"
-	"unicode/utf8"
 
 	"thumbforge/internal/core"
 )
@@ -27,7 +26,8 @@ func (b *body) finishV1() error {
 	return b.finish()
 }
 
-// v1Prompt reads a prompt of 1 to 3000 characters.
+// v1Prompt reads a prompt: the shared text rules, links allowed (version 1 has no rule
+// against them).
 func (b *body) v1Prompt(required bool) string {
 	var s string
 	var ok bool
@@ -36,8 +36,10 @@ func (b *body) v1Prompt(required bool) string {
 	} else {
 		s, ok = b.str("prompt")
 	}
-	if ok && (utf8.RuneCountInString(s) < 1 || utf8.RuneCountInString(s) > MaxPrompt) {
-		b.problem("prompt", "must be 1 to 3000 characters long")
+	if ok {
+		if msg := textProblem(s, 1, MaxPrompt, true); msg != "" {
+			b.problem("prompt", msg)
+		}
 	}
 	return s
 }

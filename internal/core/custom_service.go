@@ -114,6 +114,8 @@ type CustomParams struct {
 	Name   string
 	ZipURL string
 	Images []ImageRef
+	// SpecialInstructions are set at creation (version 2); the API checked their rules.
+	SpecialInstructions string
 }
 
 // CreateCustom creates a persona or style and queues its training. A v1 zip is downloaded
@@ -129,6 +131,9 @@ func (s *Service) CreateCustom(ctx context.Context, p Principal, in CustomParams
 	if IsReservedName(in.Name) {
 		return nil, &Error{Code: CodeNameReserved, Message: fmt.Sprintf("The name %q is reserved.", in.Name),
 			Details: []Detail{{Field: "name", Message: "reserved name"}}}
+	}
+	if err := s.checkText("special_instructions", in.SpecialInstructions); err != nil {
+		return nil, err
 	}
 	if err := s.freeName(ctx, p, in.Mode, in.Name); err != nil {
 		return nil, err
@@ -147,7 +152,7 @@ func (s *Service) CreateCustom(ctx context.Context, p Principal, in CustomParams
 		return nil, Wrap(CodeInternal, err, "Internal error.")
 	}
 	m := &CustomModel{ID: uuid.Must(uuid.NewV7()), AccountID: p.Account.ID, Mode: in.Mode, Name: in.Name,
-		Status: StatusProcessing, Stage: StageQueued, ReservationID: &res.ID}
+		Status: StatusProcessing, Stage: StageQueued, ReservationID: &res.ID, SpecialInstructions: in.SpecialInstructions}
 	src, err := s.saveSource(ctx, m, in)
 	if err == nil {
 		err = s.insertCustom(ctx, p, m, src)

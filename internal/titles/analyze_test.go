@@ -124,8 +124,12 @@ func TestDeterministicAndSeeded(t *testing.T) {
 
 func TestBuiltinErrors(t *testing.T) {
 	b := &Builtin{}
-	if _, err := b.Titles(context.Background(), core.TitleRequest{Prompt: "   "}); core.CodeOf(err) != core.CodeValidation {
-		t.Fatalf("empty request: %v", err)
+	for _, titler := range []core.Titler{b, &LLM{BaseURL: "http://127.0.0.1:1/v1", Model: "m"}} {
+		_, err := titler.Titles(context.Background(), core.TitleRequest{Prompt: "   "})
+		// Like every validation error, it names the field.
+		if e := core.AsError(err); e == nil || e.Code != core.CodeValidation || len(e.Details) != 1 || e.Details[0].Field != "prompt" {
+			t.Fatalf("%T: empty request: %v", titler, err)
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 0)
 	defer cancel()

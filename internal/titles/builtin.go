@@ -41,7 +41,7 @@ func (b *Builtin) Titles(ctx context.Context, req core.TitleRequest) (core.Title
 	}
 	prompt, compacted := Compact(req.Prompt, MaxPrompt)
 	if prompt == "" && req.Image == nil {
-		return core.TitleResult{}, core.E(core.CodeValidation, "A prompt or an image is required.")
+		return core.TitleResult{}, nothingToTitle()
 	}
 	count := clampCount(req.Count)
 	var facts *imageFacts
@@ -264,4 +264,10 @@ func wellFormed(t, key string) bool {
 		return false
 	}
 	return key == "" || strings.Contains(strings.ToLower(t), strings.ToLower(key))
+}
+
+// nothingToTitle is the validation error of a request with neither a usable prompt nor an
+// image; like every validation error it names the field.
+func nothingToTitle() error {
+	return core.Invalid([]core.Detail{{Field: "prompt", Message: "send a prompt with words in it, a support image, or both"}})
 }

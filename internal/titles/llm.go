@@ -96,7 +96,7 @@ kind of video you recognised and which key phrase you used.`
 func (l *LLM) Titles(ctx context.Context, req core.TitleRequest) (core.TitleResult, error) {
 	prompt, compacted := Compact(req.Prompt, MaxPrompt)
 	if prompt == "" && req.Image == nil {
-		return core.TitleResult{}, core.E(core.CodeValidation, "A prompt or an image is required.")
+		return core.TitleResult{}, nothingToTitle()
 	}
 	count := clampCount(req.Count)
 	user, err := userMessage(prompt, req.Image, count)
