@@ -3,6 +3,7 @@ package api
 import (
 	"fmt"
 	"strings"
+	"thumbforge/internal/inputs"
 	"unicode"
 	"unicode/utf8"
 
@@ -91,21 +92,12 @@ func checkImageURL(u string, httpsOnly bool) string {
 	return "must be an http:// or https:// URL"
 }
 
-// checkDataURL applies the data URL rule: data:image/<subtype>;base64,<payload>.
+// checkDataURL applies the data URL rule, data:image/<subtype>;base64,<payload>, with
+// the parser's own grammar (inputs.DataURLProblem): "data:", the type and ";base64" in any
+// letter case, as RFC 2397 has them.
 func checkDataURL(d string) string {
-	const msg = "must be a data URL of the form data:image/<type>;base64,<data>"
-	rest, ok := strings.CutPrefix(d, "data:image/")
-	if !ok {
-		return msg
-	}
-	sub, payload, ok := strings.Cut(rest, ";base64,")
-	if !ok || sub == "" || payload == "" {
-		return msg
-	}
-	for _, c := range sub {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.') {
-			return msg
-		}
+	if inputs.DataURLProblem(d) != "" {
+		return "must be a data URL of the form data:image/<type>;base64,<data>"
 	}
 	return ""
 }

@@ -3,6 +3,7 @@ package api
 import (
 	"strings"
 	"testing"
+	"thumbforge/internal/inputs"
 
 	"thumbforge/internal/core"
 )
@@ -101,6 +102,31 @@ func TestInstructionsRule(t *testing.T) {
 			t.Errorf("%s refused: %v", c.name, err)
 		case !c.ok && (e == nil || e.Code != core.CodeValidation || len(e.Details) == 0 || e.Details[0].Field != "special_instructions"):
 			t.Errorf("%s: got %v, want VALIDATION_ERROR naming special_instructions", c.name, err)
+		}
+	}
+}
+
+// TestDataURLRulesAgree: the validator accepts exactly the data URLs the parser reads.
+// "data:", the media type and ";base64" are case-insensitive (RFC 2397, RFC 2045).
+func TestDataURLRulesAgree(t *testing.T) {
+	const png1 = "iVBORw0KGgo="
+	for _, s := range []string{
+		"data:image/png;base64," + png1,
+		"DATA:image/png;base64," + png1,
+		"Data:Image/PNG;BASE64," + png1,
+		"data:image/svg+xml;base64," + png1,
+		"data:image/png;base64,",
+		"data:image/;base64," + png1,
+		"data:text/plain;base64," + png1,
+		"data:image/png," + png1,
+		"data:image/png;charset=utf-8;base64," + png1,
+		"data:image/png;base64,@@@@",
+		"data:image/png;base64,A",
+		"image/png;base64," + png1,
+	} {
+		_, _, perr := inputs.ParseDataURL(s)
+		if ok := checkDataURL(s) == ""; ok != (perr == nil) {
+			t.Errorf("%q: validator ok=%v, parser err=%v", s, ok, perr)
 		}
 	}
 }

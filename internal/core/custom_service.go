@@ -71,10 +71,11 @@ const (
 	MaxInstructions = 300
 )
 
-// reservedNames cannot be used as persona or style names (compared case-insensitively).
+// reservedNames cannot be used as persona or style names, nor can names that look like
+// them (IsReservedName).
 var reservedNames = []string{"default", "none", "null", "undefined", "admin", "system", "thumbforge", "persona", "style", "custom"}
 
-// ReservedNames returns the names no persona or style may take (compared case-insensitively).
+// ReservedNames returns the names no persona or style may take, nor any look-alike.
 func ReservedNames() []string { return append([]string(nil), reservedNames...) }
 
 // CheckCustomName returns what is wrong with a name, or "". Version 1 (strict false) only
@@ -86,6 +87,8 @@ func CheckCustomName(name string, strict bool) string {
 		return "must not be empty"
 	case n > MaxNameLen:
 		return fmt.Sprintf("must be at most %d characters long", MaxNameLen)
+	case strings.IndexFunc(name, func(r rune) bool { return unicode.IsControl(r) && !unicode.IsSpace(r) }) >= 0:
+		return "must not contain control characters"
 	}
 	if strict {
 		for _, r := range name {
@@ -97,15 +100,10 @@ func CheckCustomName(name string, strict bool) string {
 	return ""
 }
 
-// IsReservedName reports whether name is on the reserved list.
+// IsReservedName reports whether name is a reserved name or looks like one (NameKey,
+// diacritics aside).
 func IsReservedName(name string) bool {
-	n := strings.ToLower(strings.TrimSpace(name))
-	for _, r := range reservedNames {
-		if n == r {
-			return true
-		}
-	}
-	return false
+	return reservedKeys[bareKey(name)]
 }
 
 // CustomParams is a validated creation request: ZipURL (v1) or Images (v2).
@@ -173,14 +171,15 @@ func (s *Service) CreateCustom(ctx context.Context, p Principal, in CustomParams
 }
 
 // freeName fails with NAME_ALREADY_EXISTS when the account has a live record of that mode
-// and name. A failed one gives its name up: it is deleted.
+// and name, or of a look-alike name (NameKey). A failed one gives its name up: it is deleted.
 func (s *Service) freeName(ctx context.Context, p Principal, mode Mode, name string) error {
 	all, err := s.cfg.Store.ListCustomModels(ctx, p.Account.ID)
 	if err != nil {
 		return Wrap(CodeInternal, err, "Internal error.")
 	}
+	key := NameKey(name)
 	for _, m := range all {
-		if m.Mode != mode || m.Name != name {
+		if m.Mode != mode || NameKey(m.Name) != key {
 			continue
 		}
 		if m.Status != StatusFailed {

@@ -29,6 +29,9 @@ func TestCheckCustomName(t *testing.T) {
 		{"emoji 🙂", true, false},
 		{"<script>", true, false},
 		{"slash/name", true, false},
+		{"nul\x00name", false, false},
+		{"esc\x1bname", true, false},
+		{"del\x7f", false, false},
 	} {
 		msg := CheckCustomName(tc.name, tc.strict)
 		if (msg == "") != tc.ok {

@@ -392,14 +392,22 @@ func TestV2CustomValidation(t *testing.T) {
 			t.Errorf("%s: %d %s, want VALIDATION_ERROR on %s", tc.name, r.Status, r.Raw, tc.field)
 		}
 	}
-	if r := e.post("/v2/custom/style", map[string]any{"name": "None", "image_urls": three}); r.Status != 409 || r.code() != "NAME_RESERVED" {
-		t.Errorf("reserved: %d %s", r.Status, r.Raw)
+	// Look-alikes of reserved names are reserved: full-width, dotless and dotted i.
+	for _, name := range []string{"None", "ａｄｍｉｎ", "Admın", "ADMİN"} {
+		if r := e.post("/v2/custom/style", map[string]any{"name": name, "image_urls": three}); r.Status != 409 || r.code() != "NAME_RESERVED" {
+			t.Errorf("reserved %q: %d %s", name, r.Status, r.Raw)
+		}
 	}
 	if r := e.post("/v2/custom/style", map[string]any{"name": "Twice", "image_urls": three}); r.Status != 200 {
 		t.Fatalf("first: %d %s", r.Status, r.Raw)
 	}
 	if r := e.post("/v2/custom/style", map[string]any{"name": "Twice", "image_base64s": []string{d, d, d}}); r.Status != 409 || r.code() != "NAME_ALREADY_EXISTS" {
 		t.Errorf("duplicate: %d %s", r.Status, r.Raw)
+	}
+	for _, name := range []string{"TWICE", "Ｔｗｉｃｅ", "Twiсe" /* Cyrillic с */} {
+		if r := e.post("/v2/custom/style", map[string]any{"name": name, "image_urls": three}); r.Status != 409 || r.code() != "NAME_ALREADY_EXISTS" {
+			t.Errorf("look-alike duplicate %q: %d %s", name, r.Status, r.Raw)
+		}
 	}
 	if r := e.post("/v2/custom/persona", map[string]any{"name": "Twice", "image_base64s": []string{d, d, d}}); r.Status != 200 {
 		t.Errorf("same name, other mode: %d %s", r.Status, r.Raw)

@@ -20,6 +20,8 @@ const (
 	DefaultFetchTimeout  = 15 * time.Second
 	DefaultMaxRedirects  = 5
 	DefaultDecodeMinSide = 1280
+	DefaultMinSide       = 16
+	DefaultMaxAspect     = 20
 )
 
 // JPEGDecoder decodes a JPEG possibly at a reduced scale; the result's shorter side must
@@ -32,6 +34,11 @@ type Config struct {
 	MaxBytes int64
 	// MaxPixels caps width*height, checked from the header before full decode.
 	MaxPixels int
+	// MinSide is the shortest side an input may have, and MaxAspect the most its longer
+	// side may be as a multiple of its shorter one: thinner images cannot make a thumbnail.
+	// Both are read from the header, before decoding.
+	MinSide   int
+	MaxAspect int
 	// FetchTimeout bounds a whole fetch: connect, redirects, headers and body.
 	FetchTimeout time.Duration
 	// MaxRedirects caps redirect hops; 0 means the default, negative means none are followed.
@@ -58,6 +65,12 @@ func (c Config) withDefaults() Config {
 	if c.MaxPixels == 0 {
 		c.MaxPixels = DefaultMaxPixels
 	}
+	if c.MinSide == 0 {
+		c.MinSide = DefaultMinSide
+	}
+	if c.MaxAspect == 0 {
+		c.MaxAspect = DefaultMaxAspect
+	}
 	if c.FetchTimeout == 0 {
 		c.FetchTimeout = DefaultFetchTimeout
 	}
@@ -78,6 +91,8 @@ func (c Config) Validate() error {
 		return errors.New("inputs: MaxBytes must be positive")
 	case c.MaxPixels < 0:
 		return errors.New("inputs: MaxPixels must be positive")
+	case c.MinSide < 0 || c.MaxAspect < 0:
+		return errors.New("inputs: MinSide and MaxAspect must not be negative")
 	case c.FetchTimeout < 0:
 		return errors.New("inputs: FetchTimeout must be positive")
 	case c.DecodeMinSide < 0:

@@ -2,7 +2,10 @@ package inputs
 
 import (
 	"encoding/base64"
+	"io"
 	"strings"
+
+	"thumbforge/internal/core"
 )
 
 // ParseDataURL parses a `data:image/<subtype>;base64,<payload>` URL and returns the
@@ -18,40 +21,68 @@ func ParseDataURL(s string) (mediaType string, data []byte, err error) {
 	return parseDataURL(s, -1)
 }
 
-// parseDataURL is ParseDataURL with a cap on the decoded size (max < 0: none), checked
-// from the payload length before anything is decoded.
-func parseDataURL(s string, max int64) (string, []byte, error) {
+// DataURLProblem returns why s is not a data URL that ParseDataURL reads, or "": the same
+// grammar, the payload checked by decoding it to nowhere (no copy of it is made), so that
+// a request's validation and the later parse cannot disagree.
+func DataURLProblem(s string) string {
+	_, payload, enc64, err := splitDataURL(s)
+	if err != nil {
+		return err.Details[0].Message
+	}
+	if _, err := io.Copy(io.Discard, base64.NewDecoder(enc64, strings.NewReader(payload))); err != nil {
+		return msgBadBase64
+	}
+	return ""
+}
+
+const msgBadBase64 = "the data URL payload is not valid base64"
+
+// splitDataURL checks everything of a data URL but the payload's characters: the media
+// type (lower-cased), the payload, the encoding that decodes it, and its decoded size.
+func splitDataURL(s string) (mediaType, payload string, enc64 *base64.Encoding, err *core.Error) {
 	const prefix = "data:"
 	if len(s) < len(prefix) || !strings.EqualFold(s[:len(prefix)], prefix) {
-		return "", nil, invalidImage("", "the image must be a data:image/<subtype>;base64, URL", nil)
+		return "", "", nil, invalidImage("", "the image must be a data:image/<subtype>;base64, URL", nil)
 	}
 	head, payload, ok := strings.Cut(s[len(prefix):], ",")
 	if !ok {
-		return "", nil, invalidImage("", "the data URL has no comma before its payload", nil)
+		return "", "", nil, invalidImage("", "the data URL has no comma before its payload", nil)
 	}
 	mediaType, enc, ok := strings.Cut(head, ";")
 	if !ok || !strings.EqualFold(enc, "base64") {
-		return "", nil, invalidImage("", "the data URL must be base64-encoded (;base64,)", nil)
+		return "", "", nil, invalidImage("", "the data URL must be base64-encoded (;base64,)", nil)
 	}
 	mediaType = strings.ToLower(mediaType)
 	sub, ok := strings.CutPrefix(mediaType, "image/")
 	if !ok || !isToken(sub) {
-		return "", nil, invalidImage("", "the data URL must carry an image/<subtype> media type", nil)
+		return "", "", nil, invalidImage("", "the data URL must carry an image/<subtype> media type", nil)
 	}
 	if payload == "" {
-		return "", nil, invalidImage("", "the data URL has an empty payload", nil)
+		return "", "", nil, invalidImage("", "the data URL has an empty payload", nil)
 	}
-	n, enc64, ok := decodedLen(payload)
-	if !ok {
-		return "", nil, invalidImage("", "the data URL payload is not valid base64", nil)
+	// Base64 decoders skip line breaks; the grammar has none, and sizes are computed from
+	// the payload's length.
+	if _, enc64, ok = decodedLen(payload); !ok || strings.ContainsAny(payload, "\r\n") {
+		return "", "", nil, invalidImage("", msgBadBase64, nil)
 	}
+	return mediaType, payload, enc64, nil
+}
+
+// parseDataURL is ParseDataURL with a cap on the decoded size (max < 0: none), checked
+// from the payload length before anything is decoded.
+func parseDataURL(s string, max int64) (string, []byte, error) {
+	mediaType, payload, enc64, perr := splitDataURL(s)
+	if perr != nil {
+		return "", nil, perr
+	}
+	n, _, _ := decodedLen(payload)
 	if max >= 0 && n > max {
 		return "", nil, tooLarge("", "the image is larger than "+sizeText(max))
 	}
 	data := make([]byte, n)
 	m, err := enc64.Decode(data, []byte(payload))
 	if err != nil || int64(m) != n {
-		return "", nil, invalidImage("", "the data URL payload is not valid base64", err)
+		return "", nil, invalidImage("", msgBadBase64, err)
 	}
 	return mediaType, data, nil
 }

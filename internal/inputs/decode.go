@@ -63,11 +63,36 @@ var codecs = map[Format]codec{
 // small file declaring huge dimensions costs nothing. JPEGs go through Config.Decoder
 // when one is set. Errors are INVALID_IMAGE or IMAGE_TOO_LARGE naming field.
 func (l *Loader) Decode(data []byte, field string) (image.Image, error) {
-	return decode(data, field, l.cfg.MaxPixels, l.cfg.Decoder, l.cfg.DecodeMinSide)
+	return decode(data, field, l.shape(), l.cfg.Decoder, l.cfg.DecodeMinSide)
+}
+
+// shape is what an image's header must announce to be decoded.
+type shape struct {
+	maxPixels, minSide, maxAspect int
+}
+
+func (l *Loader) shape() shape {
+	return shape{maxPixels: l.cfg.MaxPixels, minSide: l.cfg.MinSide, maxAspect: l.cfg.MaxAspect}
+}
+
+// check refuses a header whose image is too thin (INVALID_IMAGE) or has too many pixels
+// (IMAGE_TOO_LARGE); thin comes first: a 50,000,000x1 image is not a thumbnail's input
+// whatever its size.
+func (s shape) check(field string, w, h int) error {
+	short, long := min(w, h), max(w, h)
+	switch {
+	case short < s.minSide:
+		return invalidImage(field, fmt.Sprintf("the image is %dx%d pixels; its shorter side must be at least %d pixels", w, h, s.minSide), nil)
+	case int64(long) > int64(short)*int64(s.maxAspect):
+		return invalidImage(field, fmt.Sprintf("the image is %dx%d pixels; its aspect ratio must be at most %d:1", w, h, s.maxAspect), nil)
+	case int64(w)*int64(h) > int64(s.maxPixels):
+		return tooLarge(field, fmt.Sprintf("the image is %dx%d pixels; at most %d pixels are accepted", w, h, s.maxPixels))
+	}
+	return nil
 }
 
 // decode is Decode with explicit limits, shared with the zip reader.
-func decode(data []byte, field string, maxPixels int, fast JPEGDecoder, minSide int) (image.Image, error) {
+func decode(data []byte, field string, sh shape, fast JPEGDecoder, minSide int) (image.Image, error) {
 	f := Sniff(data)
 	c, ok := codecs[f]
 	if !ok {
@@ -80,9 +105,8 @@ func decode(data []byte, field string, maxPixels int, fast JPEGDecoder, minSide 
 	if cfg.Width <= 0 || cfg.Height <= 0 {
 		return nil, invalidImage(field, fmt.Sprintf("the %s image has no pixels", upper(f)), nil)
 	}
-	if int64(cfg.Width)*int64(cfg.Height) > int64(maxPixels) {
-		return nil, tooLarge(field, fmt.Sprintf("the image is %dx%d pixels; at most %d pixels are accepted",
-			cfg.Width, cfg.Height, maxPixels))
+	if err := sh.check(field, cfg.Width, cfg.Height); err != nil {
+		return nil, err
 	}
 	if f == FormatJPEG && fast != nil {
 		if img, err := fast(data, minSide); err == nil && img != nil {

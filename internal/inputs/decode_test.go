@@ -63,7 +63,8 @@ func TestDecode(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l := newLoader(t, Config{MaxPixels: tt.pixels})
+			// The shape rule is TestImageShape's; these fixtures are tiny.
+			l := newLoader(t, Config{MaxPixels: tt.pixels, MinSide: 1})
 			img, err := l.Decode(tt.data, "image_base64")
 			if tt.code != "" {
 				e := wantCode(t, err, tt.code, "image_base64")
@@ -79,6 +80,38 @@ func TestDecode(t *testing.T) {
 				t.Fatalf("bounds %v, want %dx%d", b, tt.w, tt.h)
 			}
 		})
+	}
+}
+
+// TestImageShape: images too thin to make a thumbnail of are refused from their header,
+// before any pixel is decoded.
+func TestImageShape(t *testing.T) {
+	l := newLoader(t, Config{})
+	for _, tt := range []struct {
+		name string
+		data []byte
+		code core.Code
+		msg  string
+	}{
+		{"16x16", encodePNG(t, 16, 16), "", ""},
+		{"20:1", encodePNG(t, 320, 16), "", ""},
+		{"1:20", encodePNG(t, 16, 320), "", ""},
+		{"15 px high", encodePNG(t, 100, 15), core.CodeInvalidImage, "shorter side"},
+		{"15 px wide", encodeJPEG(t, 15, 100), core.CodeInvalidImage, "shorter side"},
+		{"21:1", encodePNG(t, 336, 16), core.CodeInvalidImage, "20:1"},
+		{"50,000,000x1 header", pngHeaderOnly(50_000_000, 1), core.CodeInvalidImage, "shorter side"},
+		{"40,000x1,000 header", pngHeaderOnly(40_000, 1_000), core.CodeInvalidImage, "20:1"},
+	} {
+		_, err := l.Decode(tt.data, "image_url")
+		if tt.code == "" {
+			if err != nil {
+				t.Errorf("%s: %v", tt.name, err)
+			}
+			continue
+		}
+		if e := wantCode(t, err, tt.code, "image_url"); !strings.Contains(e.Details[0].Message, tt.msg) {
+			t.Errorf("%s: detail %q does not mention %q", tt.name, e.Details[0].Message, tt.msg)
+		}
 	}
 }
 

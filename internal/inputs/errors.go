@@ -7,11 +7,10 @@ import (
 	"thumbforge/internal/core"
 )
 
-// Public messages shared by the fetch paths; they never carry internal details.
-const (
-	msgFetchFailed = "the image URL could not be fetched"
-	msgBlocked     = "the image URL points to a private or reserved address"
-)
+// msgFetchFailed is the public answer for a URL that could not be fetched. An address the
+// guard refuses gets the same words as a name that does not resolve, so that a client
+// cannot probe which internal names exist.
+const msgFetchFailed = "the image URL could not be fetched"
 
 // imageError builds the public error for an image input: a sentence for the message and
 // the same reason, naming the field, as the detail. cause is kept for the log only.

@@ -91,7 +91,7 @@ func (l *Loader) fetchError(ctx context.Context, field string, err error) error 
 	var re *errRedirect
 	switch {
 	case errors.Is(err, errBlockedAddress):
-		return invalidImage(field, msgBlocked, err)
+		return invalidImage(field, msgFetchFailed, err)
 	case errors.As(err, &re):
 		return invalidImage(field, msgFetchFailed+" ("+re.reason+")", err)
 	case ctx.Err() == context.DeadlineExceeded || isTimeout(err):

@@ -168,8 +168,8 @@ func TestFetchRefusesReservedAddresses(t *testing.T) {
 	} {
 		_, err := l.Load(context.Background(), core.ImageRef{Field: "image_url", URL: u})
 		e := wantCode(t, err, core.CodeInvalidImage, "image_url")
-		if !errors.Is(err, errBlockedAddress) || e.Details[0].Message != msgBlocked {
-			t.Errorf("%s: %v, want refusal by the dial guard", u, err)
+		if !errors.Is(err, errBlockedAddress) || e.Details[0].Message != msgFetchFailed {
+			t.Errorf("%s: %v, want refusal by the dial guard, told as a failed fetch", u, err)
 		}
 		if strings.Contains(e.Message, "10.") || strings.Contains(e.Message, "169.254") {
 			t.Errorf("%s: public message leaks the address: %q", u, e.Message)
@@ -181,6 +181,21 @@ func TestFetchRefusesReservedAddresses(t *testing.T) {
 	open := newLoader(t, Config{AllowPrivate: true})
 	if data, err := open.FetchBytes(context.Background(), target.URL+"/", 0); err != nil || string(data) != "secret" {
 		t.Fatalf("AllowPrivate fetch: %q %v", data, err)
+	}
+}
+
+// TestBlockedAndUnresolvableLookAlike: a client cannot tell an internal name that resolves
+// (refused by the guard) from one that does not exist: both answers are the same text.
+func TestBlockedAndUnresolvableLookAlike(t *testing.T) {
+	l := newLoader(t, Config{})
+	var msgs []string
+	for _, u := range []string{"https://127.0.0.1/a.png", "https://localhost/a.png", "https://no-such-host.invalid/a.png"} {
+		_, err := l.Load(context.Background(), core.ImageRef{Field: "image_url", URL: u})
+		e := wantCode(t, err, core.CodeInvalidImage, "image_url")
+		msgs = append(msgs, e.Message+"|"+e.Details[0].Message)
+	}
+	if msgs[0] != msgs[1] || msgs[1] != msgs[2] {
+		t.Fatalf("answers differ: %q", msgs)
 	}
 }
 
@@ -196,7 +211,7 @@ func TestRedirectToLoopbackRefused(t *testing.T) {
 	l := newLoader(t, Config{AllowPrefixes: allow127002, TLSConfig: testTLS(outer)})
 	_, err := l.Load(context.Background(), core.ImageRef{Field: "image_url", URL: outer.URL + "/img.png"})
 	e := wantCode(t, err, core.CodeInvalidImage, "image_url")
-	if !errors.Is(err, errBlockedAddress) || e.Details[0].Message != msgBlocked {
+	if !errors.Is(err, errBlockedAddress) || e.Details[0].Message != msgFetchFailed {
 		t.Fatalf("got %v, want the redirect hop refused", err)
 	}
 	if outerHits.Load() != 1 || innerHits.Load() != 0 {
@@ -228,7 +243,7 @@ func TestFetchTimeoutAndCancel(t *testing.T) {
 }
 
 func TestLoad(t *testing.T) {
-	pngData := encodePNG(t, 12, 9)
+	pngData := encodePNG(t, 24, 18)
 	srv, _ := serveOn(t, "127.0.0.2", true, func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/text" {
 			io.WriteString(w, "not an image")
@@ -260,7 +275,7 @@ func TestLoad(t *testing.T) {
 				wantCode(t, err, tt.code, tt.ref.Field)
 				return
 			}
-			if err != nil || img.Bounds().Dx() != 12 || img.Bounds().Dy() != 9 {
+			if err != nil || img.Bounds().Dx() != 24 || img.Bounds().Dy() != 18 {
 				t.Fatalf("Load: %v %v", img, err)
 			}
 		})

@@ -25,13 +25,20 @@ var blockedPrefixes = []netip.Prefix{
 	netip.MustParsePrefix("100.64.0.0/10"),   // carrier-grade NAT
 	netip.MustParsePrefix("192.0.0.0/24"),    // IETF protocol assignments
 	netip.MustParsePrefix("192.0.2.0/24"),    // documentation
+	netip.MustParsePrefix("192.88.99.0/24"),  // 6to4 relay anycast (deprecated)
 	netip.MustParsePrefix("198.18.0.0/15"),   // benchmarking
 	netip.MustParsePrefix("198.51.100.0/24"), // documentation
 	netip.MustParsePrefix("203.0.113.0/24"),  // documentation
 	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, and broadcast
 	netip.MustParsePrefix("::/96"),           // IPv4-compatible (deprecated), :: and ::1
+	netip.MustParsePrefix("::ffff:0:0/96"),   // IPv4-mapped: never a real peer's address
+	netip.MustParsePrefix("::ffff:0:0:0/96"), // IPv4-translated (SIIT)
+	netip.MustParsePrefix("64:ff9b:1::/48"),  // local-use NAT64 (RFC 8215): the operator's own routes
 	netip.MustParsePrefix("100::/64"),        // discard-only
+	netip.MustParsePrefix("2001::/23"),       // IETF protocol assignments: Teredo, benchmarking, ...
 	netip.MustParsePrefix("2001:db8::/32"),   // documentation
+	netip.MustParsePrefix("3fff::/20"),       // documentation (RFC 9637)
+	netip.MustParsePrefix("5f00::/16"),       // SRv6 segment identifiers (RFC 9602)
 	netip.MustParsePrefix("fc00::/7"),        // unique local
 	netip.MustParsePrefix("fec0::/10"),       // site-local (deprecated)
 }
@@ -56,21 +63,21 @@ func (g addrGuard) allowed(a netip.Addr) bool {
 	return isPublic(a)
 }
 
-// isPublic reports whether a is a globally routable unicast address. IPv4-mapped
-// addresses are judged as their IPv4 form, and the IPv6 transition ranges that embed an
-// IPv4 address (NAT64, 6to4) are judged by the embedded address, so none of them can be
+// isPublic reports whether a is a globally routable unicast address. IPv4-mapped and
+// -translated addresses, local-use NAT64 and Teredo are refused outright; the well-known
+// NAT64 prefix and 6to4 are judged by the IPv4 address they embed, so none of them can be
 // used to smuggle a private IPv4 past the check.
 func isPublic(a netip.Addr) bool {
-	a = a.Unmap().WithZone("")
-	if !a.IsValid() || a.IsLoopback() || a.IsPrivate() || a.IsUnspecified() ||
-		a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() || a.IsInterfaceLocalMulticast() ||
-		a.IsMulticast() {
-		return false
-	}
+	a = a.WithZone("")
 	for _, p := range blockedPrefixes {
 		if p.Contains(a) {
 			return false
 		}
+	}
+	if !a.IsValid() || a.IsLoopback() || a.IsPrivate() || a.IsUnspecified() ||
+		a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() || a.IsInterfaceLocalMulticast() ||
+		a.IsMulticast() {
+		return false
 	}
 	if a.Is6() {
 		b := a.As16()

@@ -15,7 +15,7 @@ func TestAddrGuard(t *testing.T) {
 		{"1.1.1.1", true},
 		{"93.184.216.34", true},
 		{"2606:4700:4700::1111", true},
-		{"::ffff:8.8.8.8", true},
+		{"::ffff:8.8.8.8", false},  // IPv4-mapped: no DNS answer should carry one; never dialed as such
 		{"64:ff9b::808:808", true}, // NAT64 of a public address
 		{"2002:808:808::1", true},  // 6to4 of a public address
 		{"127.0.0.1", false},
@@ -50,6 +50,16 @@ func TestAddrGuard(t *testing.T) {
 		{"64:ff9b::a9fe:a9fe", false}, // NAT64 of the metadata address
 		{"2002:a00:1::1", false},      // 6to4 of 10.0.0.1
 		{"2001:db8::1", false},
+		{"64:ff9b:1::808:808", false}, // local-use NAT64 (RFC 8215): whatever the operator routes
+		{"64:ff9b:1:ffff::1", false},
+		{"::ffff:0:808:808", false},    // IPv4-translated (SIIT)
+		{"2001::808:808", false},       // Teredo, and the rest of 2001::/23
+		{"2001:2::1", false},           // benchmarking
+		{"2001:4860:4860::8888", true}, // outside 2001::/23
+		{"3fff::1", false},             // documentation (RFC 9637)
+		{"5f00::1", false},             // SRv6 SIDs (RFC 9602)
+		{"192.88.99.1", false},         // 6to4 relay anycast
+		{"64:ff9b::c058:6301", false},  // NAT64 of 192.88.99.1
 	}
 	deny := addrGuard{}
 	allowLoop2 := addrGuard{allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}}

@@ -109,7 +109,7 @@ func ReadTrainingZip(data []byte, lim ZipLimits) ([]TrainingImage, error) {
 		if body == nil {
 			continue // not a PNG or JPEG, or empty
 		}
-		img, derr := decode(body, "", lim.MaxPixels, nil, 0)
+		img, derr := decode(body, "", shape{lim.MaxPixels, DefaultMinSide, DefaultMaxAspect}, nil, 0)
 		if derr != nil {
 			return nil, zipErr(derr, "image %s is not a readable PNG or JPEG", quoteName(name))
 		}

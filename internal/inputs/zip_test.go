@@ -67,7 +67,7 @@ func makeZip(t testing.TB, entries ...entry) []byte {
 func bombPNG(n int) []byte { return append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, n)...) }
 
 func TestReadTrainingZip(t *testing.T) {
-	png1, png2, jpg := encodePNG(t, 4, 3), encodePNG(t, 5, 5), encodeJPEG(t, 16, 16)
+	png1, png2, jpg := encodePNG(t, 20, 16), encodePNG(t, 17, 17), encodeJPEG(t, 16, 16)
 	gifData, webpData := encodeGIF(t, 4, 4), decode64(t, webpLossless)
 	// A JPEG padded after its end marker: decodable, highly compressible, 100 KB read.
 	padded := append(append([]byte{}, jpg...), make([]byte, 100_000)...)
@@ -98,7 +98,7 @@ func TestReadTrainingZip(t *testing.T) {
 			entry{name: "empty.png"}, entry{name: "a.png", data: png2}), want: []string{"a.png"}},
 		{name: "duplicates keep first", zip: makeZip(t, entry{name: "a.png", data: png1}, entry{name: "a.png", data: png2}),
 			want: []string{"a.png"}, checkFn: func(t *testing.T, imgs []TrainingImage) {
-				if !bytes.Equal(imgs[0].Data, png1) || imgs[0].Image.Bounds().Dx() != 4 {
+				if !bytes.Equal(imgs[0].Data, png1) || imgs[0].Image.Bounds().Dx() != 20 {
 					t.Fatalf("second duplicate kept")
 				}
 			}},
@@ -163,7 +163,7 @@ func TestReadTrainingZip(t *testing.T) {
 }
 
 func FuzzReadTrainingZip(f *testing.F) {
-	png1, jpg := encodePNG(f, 3, 3), encodeJPEG(f, 8, 8)
+	png1, jpg := encodePNG(f, 16, 16), encodeJPEG(f, 16, 16)
 	f.Add(makeZip(f, entry{name: "a.png", data: png1}, entry{name: "b/c.jpg", data: jpg}))
 	f.Add(makeZip(f, entry{name: "bomb.png", data: bombPNG(1 << 20)}))
 	f.Add(makeZip(f, entry{name: "liar.png", data: bombPNG(1 << 16), lie: 10}))

@@ -59,8 +59,6 @@ func downloadError(err error) error {
 			// The loader's reasons speak of "the image URL"; keep only what they add.
 			msg := e.Details[0].Message
 			switch {
-			case strings.Contains(msg, "private or reserved"):
-				reason = "the training_data URL points to a private or reserved address"
 			case strings.Contains(msg, "http or https"):
 				reason = "the training_data URL must be an http or https URL"
 			case strings.Contains(msg, " ("):

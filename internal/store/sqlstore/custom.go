@@ -56,7 +56,8 @@ func (s *Store) customArgs(m *core.CustomModel) ([]any, error) {
 }
 
 // CreateCustomModel stores a persona or style. A zero ID gets a UUID v7; an empty Status
-// is processing and an empty Stage queued. A duplicate (account, mode, name) is ErrConflict.
+// is processing and an empty Stage queued. A duplicate (account, mode, name), or a
+// look-alike of one (core.NameKey), is ErrConflict.
 func (s *Store) CreateCustomModel(ctx context.Context, m *core.CustomModel) error {
 	if m.Mode != core.ModePersona && m.Mode != core.ModeStyle {
 		return core.E(core.CodeValidation, "Unknown custom model mode %q.", m.Mode)
@@ -77,8 +78,8 @@ func (s *Store) CreateCustomModel(ctx context.Context, m *core.CustomModel) erro
 		return err
 	}
 	args = append([]any{m.ID, m.AccountID, s.t(m.CreatedAt)}, args...)
-	_, err = s.pool().ExecContext(ctx, `INSERT INTO custom_models (`+customCols+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`, args...)
+	_, err = s.pool().ExecContext(ctx, `INSERT INTO custom_models (`+customCols+`, name_key)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`, append(args, core.NameKey(m.Name))...)
 	return s.fail("create custom model", err)
 }
 
@@ -135,7 +136,8 @@ func (s *Store) scanCustoms(rows *sql.Rows) ([]core.CustomModel, error) {
 }
 
 // UpdateCustomModel lets fn change the record in one transaction. ID, AccountID, Mode and
-// CreatedAt stay as stored; a rename onto a taken name is ErrConflict.
+// CreatedAt stay as stored; a rename onto a taken name is ErrConflict. The name key is
+// rewritten only on a rename, so that a record from before keys existed keeps updating.
 func (s *Store) UpdateCustomModel(ctx context.Context, id uuid.UUID, fn func(*core.CustomModel) error) (*core.CustomModel, error) {
 	var out *core.CustomModel
 	err := s.inTx(ctx, "update custom model", func(tx querier) error {
@@ -154,7 +156,9 @@ func (s *Store) UpdateCustomModel(ctx context.Context, id uuid.UUID, fn func(*co
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE custom_models SET mode = $1, name = $2, status = $3, stage = $4,
 			progress = $5, special_instructions = $6, source = $7, portrait_key = $8, reference_keys = $9,
-			params = $10, fail_reason = $11, reservation_id = $12, completed_at = $13 WHERE id = $14`, append(args, id)...)
+			params = $10, fail_reason = $11, reservation_id = $12, completed_at = $13,
+			name_key = CASE WHEN name = $2 THEN name_key ELSE $14 END WHERE id = $15`,
+			append(args, core.NameKey(m.Name), id)...)
 		if err != nil {
 			return s.fail("update custom model", err)
 		}

@@ -45,6 +45,10 @@ func testCustomModels(e *env) {
 	// Names are unique per account and mode, nothing wider.
 	e.clock.Advance(time.Second)
 	wantErr(t, e.s.CreateCustomModel(e.ctx, &core.CustomModel{AccountID: a.ID, Mode: core.ModePersona, Name: "Ann"}), core.ErrConflict)
+	// A look-alike (core.NameKey) is the same name, whichever request the check raced.
+	for _, alike := range []string{"ANN", "Ａnn", "Аnn" /* Cyrillic А */, " ann "} {
+		wantErr(t, e.s.CreateCustomModel(e.ctx, &core.CustomModel{AccountID: a.ID, Mode: core.ModePersona, Name: alike}), core.ErrConflict)
+	}
 	style := e.custom(a.ID, core.ModeStyle, "Ann")
 	other := e.custom(b.ID, core.ModePersona, "Ann")
 	wantCode(t, e.s.CreateCustomModel(e.ctx, &core.CustomModel{AccountID: a.ID, Mode: "bogus", Name: "x"}), core.CodeValidation)
