@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/base64"
+	"fmt"
 	"net/http"
 	"net/url"
 	"path"
@@ -20,8 +21,8 @@ import (
 
 // Paging and period limits of the listing endpoints.
 const (
-	defaultPage   = 20
-	maxPage       = 100
+	defaultPage   = 50
+	maxPage       = 200
 	maxUsageDays  = 366
 	usageDays     = 30 // the default period, ending today
 	dateLayout    = "2006-01-02"
@@ -85,7 +86,7 @@ func (q *query) problem(field, msg string) {
 	q.details = append(q.details, core.Detail{Field: field, Message: msg})
 }
 
-// limit reads limit: 1 to 100, default 20.
+// limit reads limit: 1 to 200, default 50.
 func (q *query) limit() int {
 	s := q.v.Get("limit")
 	if s == "" {
@@ -93,7 +94,7 @@ func (q *query) limit() int {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 1 || n > maxPage {
-		q.problem("limit", "must be a whole number from 1 to 100")
+		q.problem("limit", fmt.Sprintf("must be a whole number from 1 to %d", maxPage))
 		return defaultPage
 	}
 	return n

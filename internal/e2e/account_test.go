@@ -147,7 +147,8 @@ func TestListingValidation(t *testing.T) {
 	e := start(t, 0)
 	for _, c := range []struct{ path, field string }{
 		{"/v2/outputs?limit=0", "limit"},
-		{"/v2/outputs?limit=101", "limit"},
+		{"/v2/outputs?limit=201", "limit"},
+		{"/v2/custom?limit=-1", "limit"},
 		{"/v2/account/ledger?limit=ten", "limit"},
 		{"/v2/outputs?cursor=!!!", "cursor"},
 		{"/v2/outputs?cursor=bm90LWEtY3Vyc29y", "cursor"},
