@@ -12,6 +12,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"thumbforge/internal/apidocs"
 	"thumbforge/internal/core"
 )
 
@@ -51,6 +52,8 @@ type Server struct {
 	details func(ctx context.Context) map[string]any
 	mcache  maintenanceCache
 	pages   Pages
+	openapi *openAPIDocs
+	docs    *apidocs.Handler
 	handler http.Handler
 }
 
@@ -70,6 +73,13 @@ func New(cfg Config) (*Server, error) {
 		metrics: cfg.Metrics, files: cfg.Files, ready: cfg.Ready, details: cfg.ReadyDetails, pages: cfg.Pages,
 	}
 	s.mcache.ttl = cfg.MaintenanceTTL
+	var err error
+	if s.openapi, err = newOpenAPIDocs(); err != nil {
+		return nil, err
+	}
+	if s.docs, err = apidocs.New(); err != nil {
+		return nil, err
+	}
 	s.handler = s.outer(s.routes())
 	return s, nil
 }
@@ -141,6 +151,11 @@ func (s *Server) routes() http.Handler {
 	})
 	mux.HandleFunc("GET /readyz", s.readyz)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.Registry, promhttp.HandlerOpts{}))
+	mux.HandleFunc("GET /openapi.json", s.openapi.serve(false))
+	mux.HandleFunc("GET /openapi-3.0.json", s.openapi.serve(true))
+	for _, p := range s.docs.Patterns() {
+		mux.Handle(p, s.docs)
+	}
 	if s.files != nil {
 		mux.Handle("GET /files/", s.files)
 	}

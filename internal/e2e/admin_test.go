@@ -44,6 +44,9 @@ func (e *env) admin(method, path, token string, body any) response {
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	resp, err := e.client.Do(req)
 	if err != nil {
 		e.t.Fatal(err)

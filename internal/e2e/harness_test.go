@@ -21,6 +21,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"thumbforge/internal/api/apitest"
 	"thumbforge/internal/app"
 	"thumbforge/internal/app/apptest"
 )
@@ -74,9 +75,20 @@ func start(t testing.TB, credits int64, opts ...option) *env {
 	}
 	a := apptest.StartApp(t, cfg)
 	e.App, e.URL = a, a.URL()
-	e.client = &http.Client{Timeout: 60 * time.Second}
+	e.client = checkedClient(t)
 	e.Account, e.Key = e.newAccount(credits)
 	return e
+}
+
+// checkedClient is the harness's HTTP client: every request it sends and every answer it
+// gets is checked against the OpenAPI document (internal/api/apitest).
+func checkedClient(t testing.TB) *http.Client {
+	t.Helper()
+	c, err := apitest.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &http.Client{Timeout: 60 * time.Second, Transport: c.Transport(nil, t.Errorf)}
 }
 
 // newAccount creates an account with API access, credits and a key.

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"thumbforge/internal/api/apitest"
 )
 
 // Server is a running `thumbforge serve --dev` process.
@@ -75,7 +77,8 @@ func StartServe(t testing.TB, data string, env []string, extra ...string) *Serve
 	}
 }
 
-// Call sends a JSON request with the dev key and decodes the JSON answer.
+// Call sends a JSON request with the dev key and decodes the JSON answer. The exchange is
+// checked against the OpenAPI document (internal/api/apitest).
 func (s *Server) Call(t testing.TB, method, path string, body any) (int, map[string]any) {
 	t.Helper()
 	var rd io.Reader
@@ -89,7 +92,14 @@ func (s *Server) Call(t testing.TB, method, path string, body any) (int, map[str
 	}
 	req, _ := http.NewRequest(method, s.URL+path, rd)
 	req.Header.Set("X-Api-Key", s.Key)
-	resp, err := http.DefaultClient.Do(req)
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	checker, err := apitest.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := (&http.Client{Transport: checker.Transport(nil, t.Errorf)}).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
