@@ -33,6 +33,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := engineFlags(fs, &cfg.Engine); err != nil { // engine.go
 		return err
 	}
+	if err := limitFlags(fs, &cfg); err != nil { // limits.go
+		return err
+	}
 	fs.StringVar(&cfg.PolicyFile, "policy-file", envStr("THUMBFORGE_POLICY_FILE", ""), "file of refused terms, one per line (THUMBFORGE_POLICY_FILE)")
 	dev := fs.Bool("dev", envBool("THUMBFORGE_DEV", false), "create once a local account with 1000 credits and print its key (THUMBFORGE_DEV)")
 	jsonLogs := fs.Bool("log-json", envBool("THUMBFORGE_LOG_JSON", false), "write logs as JSON (THUMBFORGE_LOG_JSON)")
@@ -52,6 +55,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	cfg.Logger = slog.New(h)
 
+	setMemoryLimit(cfg.MemoryBudget, cfg.Logger)
 	a, err := app.New(ctx, cfg)
 	if err != nil {
 		return err

@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"thumbforge/internal/core"
+	"thumbforge/internal/memory"
 )
 
 type principalKey struct{}
@@ -134,20 +135,75 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, h handlerFunc)
 	if info, ok := r.Context().Value(infoKey{}).(*reqInfo); ok {
 		info.keyID = p.Key.ID.String()
 	}
+	release, err := s.acquireSlots(r, p)
+	if err != nil {
+		return err
+	}
+	defer release()
+	ctx, end := memory.WithScope(context.WithValue(r.Context(), principalKey{}, p))
+	defer end() // what the request decoded is given back to the budget
+	r = r.WithContext(ctx)
+	if err := s.reserveBody(r); err != nil {
+		return err
+	}
+	return h(w, r)
+}
+
+// acquireSlots takes the request's in-flight slots: one of its key's (or, per account, its
+// account's) and one of the process's. Either one missing is 429 at once.
+func (s *Server) acquireSlots(r *http.Request, p core.Principal) (func(), error) {
 	limit := p.Account.Concurrency
 	if limit <= 0 {
 		limit = core.DefaultConcurrency
 	}
-	release, ok, err := s.limiter.Acquire(r.Context(), p.Key.ID.String(), limit)
+	key, what := "key:"+p.Key.ID.String(), "API key"
+	if s.perAccount {
+		key, what = "account:"+p.Account.ID.String(), "account"
+	}
+	release, ok, err := s.limiter.Acquire(r.Context(), key, limit)
 	if err != nil {
-		return core.Wrap(core.CodeInternal, err, "Internal error.")
+		return nil, core.Wrap(core.CodeInternal, err, "Internal error.")
 	}
 	if !ok {
-		return core.E(core.CodeTooManyRequests, "Too many requests in flight for this API key (limit %d).", limit)
+		return nil, core.E(core.CodeTooManyRequests, "Too many requests in flight for this %s (limit %d).", what, limit)
 	}
-	defer release()
-	r = r.WithContext(context.WithValue(r.Context(), principalKey{}, p))
-	return h(w, r)
+	if s.maxInFlight > 0 {
+		if n := s.inFlight.Add(1); n > s.maxInFlight {
+			s.inFlight.Add(-1)
+			release()
+			return nil, core.E(core.CodeTooManyRequests, "The server has too many requests in flight. Retry later.")
+		}
+		return func() { s.inFlight.Add(-1); release() }, nil
+	}
+	return release, nil
+}
+
+// smallBody is the body size below which no memory is reserved: the in-flight cap bounds
+// what such bodies can hold, and small requests never queue behind large ones.
+const smallBody = 64 << 10
+
+// reserveBody reserves, for the request's lifetime, twice its body's size (its bytes,
+// then the strings decoded from them; the JSON parser copies nothing else): the announced
+// length, or the cap when none is announced. It waits in line like a decode.
+func (s *Server) reserveBody(r *http.Request) error {
+	n := r.ContentLength
+	if s.budget == nil || n == 0 || (n > 0 && n < smallBody) {
+		return nil
+	}
+	if n < 0 || n > MaxBodyBytes {
+		n = MaxBodyBytes // a longer body is refused while it is read
+	}
+	res, err := s.budget.Reserve(r.Context(), 2*n)
+	switch {
+	case core.AsError(err) != nil:
+		return err
+	case errors.Is(err, context.Canceled):
+		return core.Wrap(core.CodeCancelled, err, "The request was cancelled by the client.")
+	case err != nil:
+		return core.Wrap(core.CodeInternal, err, "Internal error.")
+	}
+	memory.Hold(r.Context(), res)
+	return nil
 }
 
 // serveAdmin runs an operator's request: the admin token, and nothing else in the way.

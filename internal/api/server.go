@@ -5,15 +5,18 @@ package api
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"thumbforge/internal/apidocs"
 	"thumbforge/internal/core"
+	"thumbforge/internal/memory"
 )
 
 // Config wires the HTTP layer.
@@ -32,7 +35,21 @@ type Config struct {
 	MaintenanceTTL time.Duration
 	// Pages, when set, is the web console (internal/console).
 	Pages Pages
+	// Budget, when set, is the process's memory budget: request bodies reserve from it.
+	Budget *memory.Budget
+	// MaxInFlight caps the API requests in flight in this process, over every key
+	// (0: no cap); beyond it 429 TOO_MANY_REQUESTS.
+	MaxInFlight int
+	// LimitScope says what the per-key in-flight limit counts: LimitPerKey (default) or
+	// LimitPerAccount (every key of an account shares the account's limit).
+	LimitScope string
 }
+
+// Limit scopes of Config.LimitScope.
+const (
+	LimitPerKey     = "key"
+	LimitPerAccount = "account"
+)
 
 // Pages is a set of web pages served beside the API, on the patterns it names.
 type Pages interface {
@@ -54,13 +71,26 @@ type Server struct {
 	pages   Pages
 	openapi *openAPIDocs
 	docs    *apidocs.Handler
-	handler http.Handler
+	budget  *memory.Budget
+	// inFlight counts API requests in flight against maxInFlight.
+	inFlight    atomic.Int64
+	maxInFlight int64
+	perAccount  bool
+	handler     http.Handler
 }
 
 // New builds the server and its routes.
 func New(cfg Config) (*Server, error) {
 	if cfg.Service == nil || cfg.Limiter == nil {
 		return nil, errors.New("api: service and limiter are required")
+	}
+	switch cfg.LimitScope {
+	case "", LimitPerKey, LimitPerAccount:
+	default:
+		return nil, fmt.Errorf("api: limit scope %q: want %s or %s", cfg.LimitScope, LimitPerKey, LimitPerAccount)
+	}
+	if cfg.MaxInFlight < 0 {
+		return nil, errors.New("api: the in-flight cap must not be negative")
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -71,6 +101,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		svc: cfg.Service, store: cfg.Service.Store(), limiter: cfg.Limiter, log: cfg.Logger,
 		metrics: cfg.Metrics, files: cfg.Files, ready: cfg.Ready, details: cfg.ReadyDetails, pages: cfg.Pages,
+		budget: cfg.Budget, maxInFlight: int64(cfg.MaxInFlight), perAccount: cfg.LimitScope == LimitPerAccount,
 	}
 	s.mcache.ttl = cfg.MaintenanceTTL
 	var err error

@@ -22,6 +22,7 @@ import (
 	"thumbforge/internal/inputs"
 	"thumbforge/internal/jpegenc"
 	"thumbforge/internal/jpegscale"
+	"thumbforge/internal/memory"
 	"thumbforge/internal/policy"
 	"thumbforge/internal/titles"
 	"thumbforge/internal/training"
@@ -37,8 +38,10 @@ type App struct {
 	API     *api.Server
 	Metrics *api.Metrics
 	closers []func() error
-	work    background      // training queue and trainer (jobs.go)
-	gen     *engines.Engine // the generative engine, nil for the builtin (engine.go)
+	// Budget is the process's memory budget (internal/memory).
+	Budget *memory.Budget
+	work   background      // training queue and trainer (jobs.go)
+	gen    *engines.Engine // the generative engine, nil for the builtin (engine.go)
 
 	srv  *http.Server
 	addr string
@@ -99,6 +102,11 @@ func (a *App) build(ctx context.Context) error {
 		files = fs.ServeFiles()
 	}
 
+	// A reservation waits at most one generation deadline: a request kept waiting longer
+	// could not finish its work anyway.
+	if a.Budget, err = memory.New(cfg.MemoryBudget, cfg.Timeouts.Generation); err != nil {
+		return err
+	}
 	detector, err := faces.NewDetector()
 	if err != nil {
 		return fmt.Errorf("face detector: %w", err)
@@ -159,6 +167,7 @@ func (a *App) build(ctx context.Context) error {
 	a.API, err = api.New(api.Config{
 		Service: svc, Limiter: lim, Logger: a.log, Metrics: a.Metrics, Files: files,
 		Ready: a.ready, ReadyDetails: a.readyDetails, MaintenanceTTL: cfg.MaintenanceTTL, Pages: pages,
+		Budget: a.Budget, MaxInFlight: cfg.MaxInFlight, LimitScope: cfg.LimitScope,
 	})
 	return err
 }

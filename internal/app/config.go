@@ -12,9 +12,11 @@ import (
 	"strings"
 	"time"
 
+	"thumbforge/internal/api"
 	"thumbforge/internal/core"
 	"thumbforge/internal/engines"
 	"thumbforge/internal/engines/registry"
+	"thumbforge/internal/memory"
 )
 
 // Config is everything a thumbforge process is told.
@@ -54,6 +56,13 @@ type Config struct {
 	// backends (--engine, --engine-url, ...). Its URLs are the operator's, so trusted:
 	// AllowPrivateFetch does not apply to them.
 	Engine engines.Config
+	// MemoryBudget is the bytes every decode, render and request body reserves from
+	// (internal/memory); 0 means memory.DefaultBudget.
+	MemoryBudget int64
+	// MaxInFlight caps the API requests in flight over every key; 0 means no cap.
+	MaxInFlight int
+	// LimitScope is api.LimitPerKey (default) or api.LimitPerAccount.
+	LimitScope string
 	// PolicyFile replaces the default list of refused terms.
 	PolicyFile string
 	Logger     *slog.Logger
@@ -72,8 +81,14 @@ func Defaults() Config {
 		JobTimeout:      2 * time.Minute,
 		MaintenanceTTL:  time.Second,
 		ShutdownTimeout: 30 * time.Second,
+		MemoryBudget:    memory.DefaultBudget,
+		MaxInFlight:     DefaultMaxInFlight,
+		LimitScope:      api.LimitPerKey,
 	}
 }
+
+// DefaultMaxInFlight is the process-wide cap on API requests in flight.
+const DefaultMaxInFlight = 64
 
 // Validate checks the configuration and fills derived defaults.
 func (c *Config) Validate() error {
@@ -99,6 +114,22 @@ func (c *Config) Validate() error {
 		if p < 0 {
 			errs = append(errs, fmt.Errorf("price of %s must not be negative", op))
 		}
+	}
+	if c.MemoryBudget == 0 {
+		c.MemoryBudget = memory.DefaultBudget
+	}
+	if c.MemoryBudget < memory.MinBudget {
+		errs = append(errs, fmt.Errorf("the memory budget %s is below the minimum of %s", memory.FormatSize(c.MemoryBudget), memory.FormatSize(memory.MinBudget)))
+	}
+	if c.MaxInFlight < 0 {
+		errs = append(errs, errors.New("the in-flight cap must not be negative (0: no cap)"))
+	}
+	switch c.LimitScope {
+	case "":
+		c.LimitScope = api.LimitPerKey
+	case api.LimitPerKey, api.LimitPerAccount:
+	default:
+		errs = append(errs, fmt.Errorf("limit scope %q: want %s or %s", c.LimitScope, api.LimitPerKey, api.LimitPerAccount))
 	}
 	if err := c.Engine.Validate(registry.Kinds()); err != nil {
 		errs = append(errs, err)

@@ -1,0 +1,111 @@
+// Package memory is the process's memory budget: every decode, render and request body
+// reserves the bytes it will hold before it allocates them, from one weighted semaphore,
+// so that what clients send can make requests wait or fail with 429, never exhaust memory.
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/semaphore"
+
+	"thumbforge/internal/core"
+)
+
+// DefaultBudget is the budget when none is configured.
+const DefaultBudget = 1 << 30
+
+// MinBudget is the smallest budget accepted: a share (a quarter) must hold the largest
+// request body twice (its bytes, then the strings decoded from it).
+const MinBudget = 256 << 20
+
+// ShareDivisor sets one reservation's largest size, the budget's "share": a quarter, so
+// that at least four of the largest decodes can run at once. Anything that could never
+// fit is refused up front rather than left waiting.
+const ShareDivisor = 4
+
+// ErrTooLarge is returned for a reservation larger than Share: it could never be granted.
+var ErrTooLarge = errors.New("memory: more than one share of the budget")
+
+// Budget is a process-wide budget of bytes.
+type Budget struct {
+	total   int64
+	maxWait time.Duration
+	sem     *semaphore.Weighted
+	used    atomic.Int64
+}
+
+// New returns a budget of total bytes; a reservation waits at most maxWait (and never past
+// its context's deadline) before it fails with TOO_MANY_REQUESTS.
+func New(total int64, maxWait time.Duration) (*Budget, error) {
+	if total < MinBudget {
+		return nil, fmt.Errorf("memory budget %s is below the minimum of %s", FormatSize(total), FormatSize(MinBudget))
+	}
+	if maxWait <= 0 {
+		return nil, errors.New("memory budget: the longest wait must be positive")
+	}
+	return &Budget{total: total, maxWait: maxWait, sem: semaphore.NewWeighted(total)}, nil
+}
+
+// Total is the budget's size in bytes.
+func (b *Budget) Total() int64 { return b.total }
+
+// Share is the largest single reservation (Total / ShareDivisor).
+func (b *Budget) Share() int64 { return b.total / ShareDivisor }
+
+// InUse is how many bytes are reserved now.
+func (b *Budget) InUse() int64 { return b.used.Load() }
+
+// Reserve takes n bytes, waiting in line (first come, first served) for at most the
+// budget's longest wait or ctx's deadline, whichever is first. It returns ErrTooLarge
+// (wrapped) for n over Share, a TOO_MANY_REQUESTS error when the wait ends, and ctx's
+// error when the caller went away. The Reservation must be released.
+func (b *Budget) Reserve(ctx context.Context, n int64) (*Reservation, error) {
+	if n > b.Share() {
+		return nil, fmt.Errorf("%w: %s of %s", ErrTooLarge, FormatSize(n), FormatSize(b.Share()))
+	}
+	n = max(n, 0)
+	wctx, cancel := context.WithTimeout(ctx, b.maxWait)
+	defer cancel()
+	if err := b.sem.Acquire(wctx, n); err != nil {
+		if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, ctx.Err()
+		}
+		return nil, core.Wrap(core.CodeTooManyRequests, err,
+			"The server is busy: not enough memory is free for this request now. Retry later.")
+	}
+	b.used.Add(n)
+	return &Reservation{b: b, n: n}, nil
+}
+
+// Reservation is bytes taken from a Budget.
+type Reservation struct {
+	b  *Budget
+	mu sync.Mutex
+	n  int64
+}
+
+// Shrink gives back what the reservation holds beyond keep bytes: a decode's scratch
+// space once only its result remains.
+func (r *Reservation) Shrink(keep int64) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if keep < 0 {
+		keep = 0
+	}
+	if d := r.n - keep; d > 0 {
+		r.n = keep
+		r.b.used.Add(-d)
+		r.b.sem.Release(d)
+	}
+}
+
+// Release gives every byte back; releasing twice is harmless.
+func (r *Reservation) Release() { r.Shrink(0) }
