@@ -120,7 +120,8 @@ func (a *App) build(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	loader, err := inputs.New(inputs.Config{AllowPrivate: cfg.AllowPrivateFetch, TLSConfig: cfg.FetchTLS, Decoder: jpegscale.Decode, DecodeMinSide: 1280})
+	loader, err := inputs.New(inputs.Config{AllowPrivate: cfg.AllowPrivateFetch, TLSConfig: cfg.FetchTLS,
+		Decoder: jpegscale.Decode, DecodeMinSide: 1280, Budget: a.Budget})
 	if err != nil {
 		return fmt.Errorf("image inputs: %w", err)
 	}
@@ -147,7 +148,7 @@ func (a *App) build(ctx context.Context) error {
 		Store: st, Blobs: a.Blobs, Engine: engine, Swapper: swapper, Titler: titler,
 		Policy: pol, Images: loader, Prices: cfg.Prices, Timeouts: cfg.Timeouts, Logger: a.log,
 		Now: cfg.Now, OnCharge: a.Metrics.Charged, Encode: encodeOutput,
-		Jobs: queue, Training: &training.Reader{Loader: loader}, Faces: detector,
+		Jobs: queue, Training: &training.Reader{Loader: loader}, Faces: detector, Reserve: a.reserve,
 	})
 	if err != nil {
 		return err
@@ -282,6 +283,15 @@ func (a *App) sweepLoop(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// reserve takes n bytes of the memory budget until the returned function is called.
+func (a *App) reserve(ctx context.Context, n int64) (func(), error) {
+	r, err := a.Budget.Reserve(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	return r.Release, nil
 }
 
 // encodeOutput writes a generated image with the fast encoder, at the service's quality.

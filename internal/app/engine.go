@@ -1,14 +1,17 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"image"
 
 	"thumbforge/internal/core"
 	"thumbforge/internal/engines"
 	"thumbforge/internal/engines/builtin"
 	"thumbforge/internal/engines/registry"
 	"thumbforge/internal/faces"
+	"thumbforge/internal/memory"
 )
 
 // openEngine returns the image engine and face swapper the service uses: the builtin
@@ -22,7 +25,7 @@ func (a *App) openEngine(eng *builtin.Engine, detector *faces.Detector) (core.En
 	}
 	gen, err := engines.New(engines.Options{
 		Config: cfg, Kind: registry.Kinds()[cfg.Kind], Builtin: eng, Swapper: swapper, Faces: detector,
-		Logger: a.log, Metrics: a.Metrics.Registry,
+		Logger: a.log, Metrics: a.Metrics.Registry, Decode: a.decodePicture,
 	})
 	if err != nil {
 		return nil, nil, err
@@ -53,4 +56,32 @@ func (a *App) readyDetails(context.Context) map[string]any {
 		return nil
 	}
 	return map[string]any{"engine": map[string]any{"name": a.cfg.Engine.Kind, "backends": a.gen.Snapshot()}}
+}
+
+// picturePixelBytes is what decoding a backend's picture is counted at per pixel: 16-bit
+// PNGs and lossless WebP take 8 bytes a pixel, a JPEG 3.
+const picturePixelBytes = 8
+
+// decodePicture decodes a backend's picture under the memory budget: the bytes its header
+// announces are reserved first (waiting in line) and kept until the request ends, since
+// the picture lives until the output is rendered.
+func (a *App) decodePicture(ctx context.Context, data []byte) (image.Image, error) {
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
+	if err != nil {
+		return engines.DecodePicture(ctx, data) // says why, as a backend failure
+	}
+	r, err := a.Budget.Reserve(ctx, picturePixelBytes*int64(cfg.Width)*int64(cfg.Height))
+	switch {
+	case errors.Is(err, memory.ErrTooLarge):
+		return nil, engines.Failed("the %dx%d picture would exceed a share of the memory budget", cfg.Width, cfg.Height)
+	case err != nil:
+		return nil, err
+	}
+	img, err := engines.DecodePicture(ctx, data)
+	if err != nil {
+		r.Release()
+		return nil, err
+	}
+	memory.Hold(ctx, r)
+	return img, nil
 }

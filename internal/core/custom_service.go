@@ -28,9 +28,10 @@ type TrainingImage struct {
 
 // TrainingReader reads version 1 training archives.
 type TrainingReader interface {
-	// ReadZip downloads the zip at url and returns its first max usable images. Unusable
-	// data (unreachable URL, corrupt zip, no PNG/JPEG) is a *TrainingDataError.
-	ReadZip(ctx context.Context, url string, max int) ([]TrainingImage, error)
+	// ReadZip downloads the zip at url and calls each with its first max usable images,
+	// one at a time (an image is gone once each returns). Unusable data (unreachable URL,
+	// corrupt zip, no PNG/JPEG) is a *TrainingDataError; an error of each is returned.
+	ReadZip(ctx context.Context, url string, max int, each func(TrainingImage) error) error
 }
 
 // TrainingDataError says why training data is unusable; Reason is safe to show a client.
@@ -197,23 +198,20 @@ func (s *Service) freeName(ctx context.Context, p Principal, mode Mode, name str
 func (s *Service) saveSource(ctx context.Context, m *CustomModel, in CustomParams) (TrainingSource, error) {
 	var src TrainingSource
 	if in.ZipURL != "" {
-		imgs, err := s.readZip(ctx, in.Mode, in.ZipURL)
-		if err != nil {
-			return src, err
-		}
 		src.ZipURL = in.ZipURL
-		for i, im := range imgs {
+		err := s.readZip(ctx, in.Mode, in.ZipURL, func(i int, im TrainingImage) error {
 			ext, ctype := ".jpg", "image/jpeg"
 			if http.DetectContentType(im.Data) == "image/png" {
 				ext, ctype = ".png", "image/png"
 			}
 			key := fmt.Sprintf("custom/%s/train-%02d%s", m.ID, i, ext)
 			if err := s.cfg.Blobs.Put(ctx, key, im.Data, ctype); err != nil {
-				return src, Wrap(CodeInternal, err, "Internal error.")
+				return Wrap(CodeInternal, err, "Internal error.")
 			}
 			src.ImageKeys = append(src.ImageKeys, key)
-		}
-		return src, nil
+			return nil
+		})
+		return src, err
 	}
 	for i, ref := range in.Images {
 		sr := SourceRef{Field: ref.Field, URL: ref.URL}
@@ -228,28 +226,32 @@ func (s *Service) saveSource(ctx context.Context, m *CustomModel, in CustomParam
 	return src, nil
 }
 
-// readZip reads a v1 archive; a persona needs a detectable face in at least one image.
-func (s *Service) readZip(ctx context.Context, mode Mode, url string) ([]TrainingImage, error) {
+// readZip reads a v1 archive one image at a time, giving each to keep; a persona needs a
+// detectable face in at least one image (looked for until one is found).
+func (s *Service) readZip(ctx context.Context, mode Mode, url string, keep func(int, TrainingImage) error) error {
 	if s.cfg.Training == nil {
-		return nil, E(CodeGenerationRejected, "Training from archives is not available on this server.")
+		return E(CodeGenerationRejected, "Training from archives is not available on this server.")
 	}
 	max := MaxStyleImages
 	if mode == ModePersona {
 		max = MaxPersonaImages
 	}
-	imgs, err := s.cfg.Training.ReadZip(ctx, url, max)
-	if err != nil {
-		return nil, err
-	}
-	if mode == ModePersona && s.cfg.Faces != nil {
-		for _, im := range imgs {
-			if len(s.cfg.Faces.Detect(im.Image)) > 0 {
-				return imgs, nil
-			}
+	face := mode != ModePersona || s.cfg.Faces == nil
+	n := 0
+	err := s.cfg.Training.ReadZip(ctx, url, max, func(im TrainingImage) error {
+		if !face {
+			face = len(s.cfg.Faces.Detect(im.Image)) > 0
 		}
-		return nil, &TrainingDataError{Reason: "no face could be detected in any image of the archive"}
+		n++
+		return keep(n-1, im)
+	})
+	switch {
+	case err != nil:
+		return err
+	case !face:
+		return &TrainingDataError{Reason: "no face could be detected in any image of the archive"}
 	}
-	return imgs, nil
+	return nil
 }
 
 func (s *Service) insertCustom(ctx context.Context, p Principal, m *CustomModel, src TrainingSource) error {

@@ -33,7 +33,7 @@ func (s *Service) Edit(ctx context.Context, p Principal, in EditParams) (string,
 		if job.Mask, err = s.loadOptional(ctx, in.Mask); err != nil {
 			return err
 		}
-		url, err = s.generate(ctx, p, func(ctx context.Context) (image.Image, error) { return s.cfg.Engine.Edit(ctx, job) })
+		url, err = s.generate(ctx, p, job.Format, func(ctx context.Context) (image.Image, error) { return s.cfg.Engine.Edit(ctx, job) })
 		return err
 	})
 	return url, err
@@ -66,7 +66,7 @@ func (s *Service) FaceSwap(ctx context.Context, p Principal, in FaceSwapParams) 
 		if job.Mask, err = s.loadOptional(ctx, in.Mask); err != nil {
 			return err
 		}
-		url, err = s.generate(ctx, p, func(ctx context.Context) (image.Image, error) { return s.cfg.Swapper.FaceSwap(ctx, job) })
+		url, err = s.generate(ctx, p, job.Format, func(ctx context.Context) (image.Image, error) { return s.cfg.Swapper.FaceSwap(ctx, job) })
 		switch {
 		case errors.Is(err, ErrNoTargetFace):
 			return &Error{Code: CodeInvalidImage, Message: "No face was found in the target image.", Err: err,

@@ -54,6 +54,9 @@ type ServiceConfig struct {
 	Jobs     TrainingQueue
 	Training TrainingReader
 	Faces    FaceDetector
+	// Reserve, when set, takes n bytes of the process's memory budget for a render,
+	// waiting in line; its error is TOO_MANY_REQUESTS when the wait ends (internal/memory).
+	Reserve func(ctx context.Context, n int64) (release func(), err error)
 }
 
 // Validate reports a missing part.
@@ -192,12 +195,35 @@ func withStage[T any](ctx context.Context, d time.Duration, code Code, msg strin
 
 // generate runs render under the generation deadline and stores its image as an output,
 // returning the output's signed URL.
-func (s *Service) generate(ctx context.Context, p Principal, render func(context.Context) (image.Image, error)) (string, error) {
-	img, err := withStage(ctx, s.cfg.Timeouts.Generation, CodeGenerationTimeout, "Generation timed out.", render)
+func (s *Service) generate(ctx context.Context, p Principal, f Format, render func(context.Context) (image.Image, error)) (string, error) {
+	release := func() {}
+	defer func() { release() }() // held through the encode too: the frame lives until then
+	img, err := withStage(ctx, s.cfg.Timeouts.Generation, CodeGenerationTimeout, "Generation timed out.",
+		func(ctx context.Context) (image.Image, error) {
+			if s.cfg.Reserve != nil {
+				r, err := s.cfg.Reserve(ctx, RenderMemory(f))
+				if err != nil {
+					return nil, err
+				}
+				release = r
+			}
+			return render(ctx)
+		})
 	if err != nil {
 		return "", err
 	}
 	return s.storeOutput(ctx, p, img)
+}
+
+// RenderMemory is what one render of format f is counted to hold at its peak: six frames
+// of the output's size (the builtin engine allocates at most 4.5 for mdl_4_5, candidates and
+// scoring included); without a format, a 1920x1080 frame (v1 edits keep the input's aspect).
+func RenderMemory(f Format) int64 {
+	w, h, ok := f.Size()
+	if !ok {
+		w, h = 1920, 1080
+	}
+	return 6 * 4 * int64(w) * int64(h)
 }
 
 // storeOutput encodes img as JPEG, stores it as an output and returns its signed URL.

@@ -61,7 +61,7 @@ func (s *Service) Thumbnail(ctx context.Context, p Principal, in ThumbnailParams
 		if job.Support, err = s.loadOptional(ctx, in.Support); err != nil {
 			return err
 		}
-		url, err = s.generate(ctx, p, func(ctx context.Context) (image.Image, error) { return s.cfg.Engine.Thumbnail(ctx, job) })
+		url, err = s.generate(ctx, p, job.Format, func(ctx context.Context) (image.Image, error) { return s.cfg.Engine.Thumbnail(ctx, job) })
 		return err
 	})
 	return url, err

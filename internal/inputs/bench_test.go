@@ -1,6 +1,7 @@
 package inputs
 
 import (
+	"context"
 	"image"
 	"testing"
 
@@ -24,7 +25,7 @@ func BenchmarkDecodeJPEG(b *testing.B) {
 			l := newLoader(b, Config{Decoder: bc.dec})
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {
-				img, err := l.Decode(data, "image")
+				img, err := l.Decode(context.Background(), data, "image")
 				if err != nil {
 					b.Fatal(err)
 				}

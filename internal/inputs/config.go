@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"net/netip"
 	"time"
+
+	"thumbforge/internal/memory"
 )
 
 // Defaults applied by New to zero Config fields.
@@ -52,9 +54,12 @@ type Config struct {
 	// Decoder, when set, decodes JPEGs (typically at a reduced scale); on error the
 	// standard image/jpeg decoder is used instead.
 	Decoder JPEGDecoder
-	// DecodeMinSide is the shorter side Decoder must keep; 1280 covers every output
-	// format after cropping (a 9:16 crop of a landscape source needs 1280 rows).
+	// DecodeMinSide is the shorter side Decoder must keep, and what other formats are
+	// reduced to once decoded; 1280 covers every output format after cropping (a 9:16 crop
+	// of a landscape source needs 1280 rows).
 	DecodeMinSide int
+	// Budget, when set, is what decodes reserve their memory from (internal/memory).
+	Budget *memory.Budget
 }
 
 // withDefaults returns cfg with zero fields set to their defaults.

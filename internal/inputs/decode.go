@@ -2,6 +2,7 @@ package inputs
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"image"
 	"image/gif"
@@ -9,6 +10,8 @@ import (
 	"image/png"
 
 	"golang.org/x/image/webp"
+
+	"thumbforge/internal/memory"
 )
 
 // Format is an image container recognised by its leading bytes.
@@ -59,40 +62,13 @@ var codecs = map[Format]codec{
 }
 
 // Decode decodes data as JPEG, PNG, WebP or GIF (first frame), sniffing the format from
-// the content. The pixel count is checked from the header before the full decode so a
-// small file declaring huge dimensions costs nothing. JPEGs go through Config.Decoder
-// when one is set. Errors are INVALID_IMAGE or IMAGE_TOO_LARGE naming field.
-func (l *Loader) Decode(data []byte, field string) (image.Image, error) {
-	return decode(data, field, l.shape(), l.cfg.Decoder, l.cfg.DecodeMinSide)
-}
-
-// shape is what an image's header must announce to be decoded.
-type shape struct {
-	maxPixels, minSide, maxAspect int
-}
-
-func (l *Loader) shape() shape {
-	return shape{maxPixels: l.cfg.MaxPixels, minSide: l.cfg.MinSide, maxAspect: l.cfg.MaxAspect}
-}
-
-// check refuses a header whose image is too thin (INVALID_IMAGE) or has too many pixels
-// (IMAGE_TOO_LARGE); thin comes first: a 50,000,000x1 image is not a thumbnail's input
-// whatever its size.
-func (s shape) check(field string, w, h int) error {
-	short, long := min(w, h), max(w, h)
-	switch {
-	case short < s.minSide:
-		return invalidImage(field, fmt.Sprintf("the image is %dx%d pixels; its shorter side must be at least %d pixels", w, h, s.minSide), nil)
-	case int64(long) > int64(short)*int64(s.maxAspect):
-		return invalidImage(field, fmt.Sprintf("the image is %dx%d pixels; its aspect ratio must be at most %d:1", w, h, s.maxAspect), nil)
-	case int64(w)*int64(h) > int64(s.maxPixels):
-		return tooLarge(field, fmt.Sprintf("the image is %dx%d pixels; at most %d pixels are accepted", w, h, s.maxPixels))
-	}
-	return nil
-}
-
-// decode is Decode with explicit limits, shared with the zip reader.
-func decode(data []byte, field string, sh shape, fast JPEGDecoder, minSide int) (image.Image, error) {
+// the content, at the size inputs are needed (DecodeMinSide). The header is read first:
+// the shape and pixel count are checked, then the memory the decode will take is reserved
+// from the budget (waiting in line), so that a small file declaring huge dimensions costs
+// nothing. What the result keeps stays reserved until ctx's memory scope ends. Errors are
+// INVALID_IMAGE or IMAGE_TOO_LARGE naming field, TOO_MANY_REQUESTS when memory could not
+// be had in time, or ctx's error.
+func (l *Loader) Decode(ctx context.Context, data []byte, field string) (image.Image, error) {
 	f := Sniff(data)
 	c, ok := codecs[f]
 	if !ok {
@@ -105,19 +81,50 @@ func decode(data []byte, field string, sh shape, fast JPEGDecoder, minSide int) 
 	if cfg.Width <= 0 || cfg.Height <= 0 {
 		return nil, invalidImage(field, fmt.Sprintf("the %s image has no pixels", upper(f)), nil)
 	}
-	if err := sh.check(field, cfg.Width, cfg.Height); err != nil {
+	if err := l.shape().check(field, cfg.Width, cfg.Height); err != nil {
 		return nil, err
 	}
-	if f == FormatJPEG && fast != nil {
-		if img, err := fast(data, minSide); err == nil && img != nil {
+	p := l.plan(f, data, cfg.Width, cfg.Height)
+	res, err := l.reserve(ctx, field, p.peak)
+	if err != nil {
+		return nil, err
+	}
+	img, err := l.decodePlanned(f, c, data, p)
+	if err != nil {
+		res.Release()
+		return nil, invalidImage(field, fmt.Sprintf("the %s image is corrupt", upper(f)), err)
+	}
+	res.Shrink(pixBytes(img))
+	memory.Hold(ctx, res)
+	return img, nil
+}
+
+// reserve takes n bytes of the budget for decoding an input; an image that could never
+// fit one share of it is IMAGE_TOO_LARGE. Without a budget nothing is counted.
+func (l *Loader) reserve(ctx context.Context, field string, n int64) (*memory.Reservation, error) {
+	if l.cfg.Budget == nil {
+		return nil, nil
+	}
+	if n > l.cfg.Budget.Share() {
+		return nil, tooLarge(field, fmt.Sprintf("decoding the image would take %s of memory; at most %s is available to one image",
+			memory.FormatSize(n), memory.FormatSize(l.cfg.Budget.Share())))
+	}
+	return l.cfg.Budget.Reserve(ctx, n)
+}
+
+// decodePlanned decodes at the planned size: JPEGs scaled in the DCT when the fast
+// decoder takes them, everything else decoded whole and reduced at once.
+func (l *Loader) decodePlanned(f Format, c codec, data []byte, p plan) (image.Image, error) {
+	if f == FormatJPEG && l.cfg.Decoder != nil {
+		if img, err := l.cfg.Decoder(data, l.cfg.DecodeMinSide); err == nil && img != nil {
 			return img, nil
 		}
 	}
 	img, err := c.decode(bytes.NewReader(data))
 	if err != nil {
-		return nil, invalidImage(field, fmt.Sprintf("the %s image is corrupt", upper(f)), err)
+		return nil, err
 	}
-	return img, nil
+	return reduce(img, p.w, p.h), nil
 }
 
 func upper(f Format) string {

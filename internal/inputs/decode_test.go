@@ -2,6 +2,7 @@ package inputs
 
 import (
 	"bytes"
+	"context"
 	"image"
 	"strings"
 	"testing"
@@ -65,7 +66,7 @@ func TestDecode(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			// The shape rule is TestImageShape's; these fixtures are tiny.
 			l := newLoader(t, Config{MaxPixels: tt.pixels, MinSide: 1})
-			img, err := l.Decode(tt.data, "image_base64")
+			img, err := l.Decode(context.Background(), tt.data, "image_base64")
 			if tt.code != "" {
 				e := wantCode(t, err, tt.code, "image_base64")
 				if !strings.Contains(e.Details[0].Message, tt.msg) {
@@ -102,7 +103,7 @@ func TestImageShape(t *testing.T) {
 		{"50,000,000x1 header", pngHeaderOnly(50_000_000, 1), core.CodeInvalidImage, "shorter side"},
 		{"40,000x1,000 header", pngHeaderOnly(40_000, 1_000), core.CodeInvalidImage, "20:1"},
 	} {
-		_, err := l.Decode(tt.data, "image_url")
+		_, err := l.Decode(context.Background(), tt.data, "image_url")
 		if tt.code == "" {
 			if err != nil {
 				t.Errorf("%s: %v", tt.name, err)
@@ -132,10 +133,10 @@ func TestDecoderHook(t *testing.T) {
 	jpegData, pngData := encodeJPEG(t, 40, 30), encodePNG(t, 40, 30)
 
 	l := newLoader(t, Config{Decoder: hook(false), DecodeMinSide: 7})
-	if img, err := l.Decode(jpegData, "f"); err != nil || img != image.Image(small) {
+	if img, err := l.Decode(context.Background(), jpegData, "f"); err != nil || img != image.Image(small) {
 		t.Fatalf("hook result not used: %v %v", img, err)
 	}
-	if img, err := l.Decode(pngData, "f"); err != nil || img == image.Image(small) {
+	if img, err := l.Decode(context.Background(), pngData, "f"); err != nil || img == image.Image(small) {
 		t.Fatalf("hook used for PNG: %v", err)
 	}
 	if len(calls) != 1 || calls[0] != 7 {
@@ -144,14 +145,14 @@ func TestDecoderHook(t *testing.T) {
 
 	calls = nil
 	l = newLoader(t, Config{Decoder: hook(true)})
-	img, err := l.Decode(jpegData, "f")
+	img, err := l.Decode(context.Background(), jpegData, "f")
 	if err != nil || img.Bounds().Dx() != 40 || len(calls) != 1 || calls[0] != DefaultDecodeMinSide {
 		t.Fatalf("fallback: %v %v calls %v", img, err, calls)
 	}
 
 	calls = nil
 	l = newLoader(t, Config{Decoder: hook(false), MaxPixels: 100})
-	wantCode(t, func() error { _, err := l.Decode(jpegData, "f"); return err }(), core.CodeImageTooLarge, "f")
+	wantCode(t, func() error { _, err := l.Decode(context.Background(), jpegData, "f"); return err }(), core.CodeImageTooLarge, "f")
 	if len(calls) != 0 {
 		t.Fatalf("hook called before the pixel check")
 	}
@@ -170,7 +171,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte{0xFF, 0xD8, 0xFF, 0xC0, 0x00, 0x11, 0x08, 0xFF, 0xFF, 0xFF, 0xFF, 0x03})
 	l := newLoader(f, Config{MaxPixels: 1 << 16})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		img, err := l.Decode(data, "x")
+		img, err := l.Decode(context.Background(), data, "x")
 		if err != nil {
 			if c := core.CodeOf(err); c != core.CodeInvalidImage && c != core.CodeImageTooLarge {
 				t.Fatalf("unexpected code %s", c)

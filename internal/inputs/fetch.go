@@ -37,7 +37,7 @@ func (l *Loader) Load(ctx context.Context, ref core.ImageRef) (image.Image, erro
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return l.Decode(data, ref.Field)
+	return l.Decode(ctx, data, ref.Field)
 }
 
 // FetchBytes downloads rawURL through the SSRF-safe client, reading at most max bytes

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"image"
 	"io"
 	"io/fs"
 	"path"
@@ -49,13 +48,6 @@ func (z ZipLimits) withDefaults() ZipLimits {
 	return z
 }
 
-// TrainingImage is one usable image of a training archive.
-type TrainingImage struct {
-	Name  string // the entry's name in the archive
-	Data  []byte // the encoded bytes as stored
-	Image image.Image
-}
-
 // ZipError says why a training archive is unusable; Reason is safe to show a client.
 type ZipError struct {
 	Reason string
@@ -70,27 +62,30 @@ func zipErr(cause error, format string, args ...any) *ZipError {
 	return &ZipError{Reason: fmt.Sprintf(format, args...), Err: cause}
 }
 
-// ReadTrainingZip returns the PNG and JPEG images of a zip archive, in archive order.
-// Formats are judged by content. Sizes are enforced on the bytes actually decompressed,
-// never on the headers' claims. Directories, __MACOSX/, hidden paths, empty entries,
-// unsafe names (absolute, ..) and repeated names are skipped; other formats are ignored.
-func ReadTrainingZip(data []byte, lim ZipLimits) ([]TrainingImage, error) {
+// EachTrainingImage calls fn with the name and bytes of each PNG or JPEG entry of a zip
+// archive, in archive order, one at a time: an entry is read only when its turn comes and
+// nothing of it is kept after fn returns. Formats are judged by content; sizes are enforced
+// on the bytes actually decompressed, never on the headers' claims. Directories, __MACOSX/,
+// hidden paths, empty entries, unsafe names (absolute, ..) and repeated names are skipped;
+// other formats are ignored; after MaxImages images the rest is not read. An error from fn
+// stops the walk and is returned as it is.
+func EachTrainingImage(data []byte, lim ZipLimits, fn func(name string, body []byte) error) error {
 	lim = lim.withDefaults()
 	if int64(len(data)) > lim.MaxTotalBytes {
-		return nil, zipErr(nil, "archive is larger than %s", sizeText(lim.MaxTotalBytes))
+		return zipErr(nil, "archive is larger than %s", sizeText(lim.MaxTotalBytes))
 	}
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	// ErrInsecurePath comes with a usable reader; such names are skipped below.
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
-		return nil, zipErr(err, "archive is not a valid zip file")
+		return zipErr(err, "archive is not a valid zip file")
 	}
 	var (
-		out   []TrainingImage
+		n     int
 		seen  = map[string]bool{}
 		total int64
 	)
 	for _, f := range zr.File {
-		if len(out) >= lim.MaxImages {
+		if n >= lim.MaxImages {
 			break
 		}
 		name, ok := usableName(f)
@@ -98,27 +93,26 @@ func ReadTrainingZip(data []byte, lim ZipLimits) ([]TrainingImage, error) {
 			continue
 		}
 		seen[name] = true
-		body, n, err := readEntry(f, lim)
-		total += n
+		body, read, err := readEntry(f, lim)
+		total += read
 		if total > lim.MaxTotalBytes {
-			return nil, zipErr(nil, "archive holds more than %s of data", sizeText(lim.MaxTotalBytes))
+			return zipErr(nil, "archive holds more than %s of data", sizeText(lim.MaxTotalBytes))
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if body == nil {
 			continue // not a PNG or JPEG, or empty
 		}
-		img, derr := decode(body, "", shape{lim.MaxPixels, DefaultMinSide, DefaultMaxAspect}, nil, 0)
-		if derr != nil {
-			return nil, zipErr(derr, "image %s is not a readable PNG or JPEG", quoteName(name))
+		n++
+		if err := fn(name, body); err != nil {
+			return err
 		}
-		out = append(out, TrainingImage{Name: name, Data: body, Image: img})
 	}
-	if len(out) == 0 {
-		return nil, zipErr(nil, "no PNG or JPEG images found")
+	if n == 0 {
+		return zipErr(nil, "no PNG or JPEG images found")
 	}
-	return out, nil
+	return nil
 }
 
 // usableName returns f's cleaned name and whether the entry may hold a training image.
@@ -186,4 +180,9 @@ func quoteName(name string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// EntryError is the ZipError of one image of an archive: "image NAME " and the reason.
+func EntryError(name, reason string, cause error) *ZipError {
+	return zipErr(cause, "image %s %s", quoteName(name), reason)
 }

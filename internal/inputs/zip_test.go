@@ -84,7 +84,7 @@ func TestReadTrainingZip(t *testing.T) {
 		lim     ZipLimits
 		want    []string // names kept, in order
 		reason  string   // ZipError reason substring when an error is expected
-		checkFn func(t *testing.T, imgs []TrainingImage)
+		checkFn func(t *testing.T, imgs []zipImage)
 	}{
 		{name: "png and jpeg in order", zip: makeZip(t, entry{name: "b.jpg", data: jpg}, entry{name: "a.png", data: png1}),
 			want: []string{"b.jpg", "a.png"}},
@@ -97,8 +97,8 @@ func TestReadTrainingZip(t *testing.T) {
 			entry{name: "__MACOSX/x/b.png", data: png1}, entry{name: ".hidden.png", data: png1}, entry{name: "d/.git/e.png", data: png1},
 			entry{name: "empty.png"}, entry{name: "a.png", data: png2}), want: []string{"a.png"}},
 		{name: "duplicates keep first", zip: makeZip(t, entry{name: "a.png", data: png1}, entry{name: "a.png", data: png2}),
-			want: []string{"a.png"}, checkFn: func(t *testing.T, imgs []TrainingImage) {
-				if !bytes.Equal(imgs[0].Data, png1) || imgs[0].Image.Bounds().Dx() != 20 {
+			want: []string{"a.png"}, checkFn: func(t *testing.T, imgs []zipImage) {
+				if !bytes.Equal(imgs[0].Data, png1) {
 					t.Fatalf("second duplicate kept")
 				}
 			}},
@@ -122,9 +122,6 @@ func TestReadTrainingZip(t *testing.T) {
 			reason: "archive holds more than"},
 		{name: "archive over limit", zip: makeZip(t, entry{name: "a.png", data: png1}), lim: ZipLimits{MaxTotalBytes: 100},
 			reason: "archive is larger than 100 bytes"},
-		{name: "pixel bomb", zip: makeZip(t, entry{name: "p.png", data: pngHeaderOnly(100_000, 100_000)}),
-			reason: "image p.png is not a readable PNG or JPEG"},
-		{name: "corrupt image", zip: makeZip(t, entry{name: "c.jpg", data: jpg[:len(jpg)/2]}), reason: "image c.jpg is not a readable"},
 		{name: "no images", zip: makeZip(t, entry{name: "readme.txt", data: []byte("hi")}, entry{name: "dir/"}),
 			reason: "no PNG or JPEG images found"},
 		{name: "empty archive", zip: makeZip(t), reason: "no PNG or JPEG images found"},
@@ -134,7 +131,7 @@ func TestReadTrainingZip(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			imgs, err := ReadTrainingZip(tt.zip, tt.lim)
+			imgs, err := readZip(tt.zip, tt.lim)
 			if tt.reason != "" {
 				var ze *ZipError
 				if !errors.As(err, &ze) || !strings.Contains(ze.Reason, tt.reason) {
@@ -143,12 +140,12 @@ func TestReadTrainingZip(t *testing.T) {
 				return
 			}
 			if err != nil {
-				t.Fatalf("ReadTrainingZip: %v", err)
+				t.Fatalf("EachTrainingImage: %v", err)
 			}
 			var names []string
 			for _, im := range imgs {
 				names = append(names, im.Name)
-				if im.Image == nil || len(im.Data) == 0 {
+				if len(im.Data) == 0 {
 					t.Fatalf("%s: empty image", im.Name)
 				}
 			}
@@ -160,6 +157,26 @@ func TestReadTrainingZip(t *testing.T) {
 			}
 		})
 	}
+}
+
+// zipImage is an entry EachTrainingImage gave.
+type zipImage struct {
+	Name string
+	Data []byte
+}
+
+// readZip collects what EachTrainingImage gives, copying each body (the walk reuses
+// nothing, but a test must not rely on that).
+func readZip(data []byte, lim ZipLimits) ([]zipImage, error) {
+	var out []zipImage
+	err := EachTrainingImage(data, lim, func(name string, body []byte) error {
+		out = append(out, zipImage{Name: name, Data: append([]byte(nil), body...)})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 func FuzzReadTrainingZip(f *testing.F) {
@@ -174,7 +191,7 @@ func FuzzReadTrainingZip(f *testing.F) {
 	f.Add([]byte("PK\x05\x06\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"))
 	lim := ZipLimits{MaxImageBytes: 64 << 10, MaxTotalBytes: 256 << 10, MaxImages: 3, MaxPixels: 1 << 16}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		imgs, err := ReadTrainingZip(data, lim)
+		imgs, err := readZip(data, lim)
 		if err != nil {
 			var ze *ZipError
 			if !errors.As(err, &ze) || ze.Reason == "" || imgs != nil {
@@ -190,7 +207,7 @@ func FuzzReadTrainingZip(f *testing.F) {
 			if f := Sniff(im.Data); f != FormatPNG && f != FormatJPEG || int64(len(im.Data)) > lim.MaxImageBytes {
 				t.Fatalf("%s: format %q, %d bytes", im.Name, f, len(im.Data))
 			}
-			if seen[im.Name] || strings.Contains(im.Name, "..") || strings.HasPrefix(im.Name, "/") || im.Image == nil {
+			if seen[im.Name] || strings.Contains(im.Name, "..") || strings.HasPrefix(im.Name, "/") {
 				t.Fatalf("bad entry %q", im.Name)
 			}
 			seen[im.Name] = true

@@ -69,6 +69,11 @@ func (b *Budget) Reserve(ctx context.Context, n int64) (*Reservation, error) {
 		return nil, fmt.Errorf("%w: %s of %s", ErrTooLarge, FormatSize(n), FormatSize(b.Share()))
 	}
 	n = max(n, 0)
+	// Free memory is granted whatever the deadline says: only a wait can run out of time.
+	if b.sem.TryAcquire(n) {
+		b.used.Add(n)
+		return &Reservation{b: b, n: n}, nil
+	}
 	wctx, cancel := context.WithTimeout(ctx, b.maxWait)
 	defer cancel()
 	if err := b.sem.Acquire(wctx, n); err != nil {

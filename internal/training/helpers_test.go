@@ -147,3 +147,12 @@ func (e *env) balance() int64 {
 	}
 	return a.Balance
 }
+
+// learnStyle is styleStats over a list of images.
+func learnStyle(imgs []image.Image) core.StyleParams {
+	var s styleStats
+	for _, img := range imgs {
+		s.add(img)
+	}
+	return s.params()
+}

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"image"
 	"math"
-	"runtime"
 	"sort"
-	"sync"
 
 	"thumbforge/internal/core"
 )
@@ -23,18 +21,11 @@ type faceCrop struct {
 	index int
 }
 
-// persona keeps an aligned crop of the largest face of each image, best first; the best
-// is the portrait. Images without a face are skipped; none at all is a permanent failure.
-func (t *Trainer) persona(ctx context.Context, m *core.CustomModel, imgs []image.Image, res *core.TrainingResult) error {
-	crops := t.detectAll(imgs)
+// persona keeps the aligned crops of the images' largest faces, best first; the best is
+// the portrait. Images without a face were skipped; none at all is a permanent failure.
+func (t *Trainer) persona(ctx context.Context, m *core.CustomModel, found []faceCrop, res *core.TrainingResult) error {
 	if err := t.cfg.Service.TrainingStage(ctx, m.ID, core.StageAnalyzing, 70); err != nil {
 		return err
-	}
-	var found []faceCrop
-	for _, c := range crops {
-		if c != nil {
-			found = append(found, *c)
-		}
 	}
 	if len(found) == 0 {
 		return &permanent{reason: "No face could be detected in any training image."}
@@ -62,28 +53,6 @@ func (t *Trainer) persona(ctx context.Context, m *core.CustomModel, imgs []image
 	}
 	res.Params, res.PortraitKey = string(b), pp.FaceKeys[0]
 	return t.stage(ctx, m.ID, core.StageTraining, 95)
-}
-
-// detectAll finds and crops the main face of every image, on all cores.
-func (t *Trainer) detectAll(imgs []image.Image) []*faceCrop {
-	out := make([]*faceCrop, len(imgs))
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(imgs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				out[i] = t.cropFace(imgs[i], i)
-			}
-		}()
-	}
-	for i := range imgs {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
-	return out
 }
 
 // cropFace crops the largest face of img, or returns nil when it has none. The score

@@ -7,6 +7,7 @@ import (
 
 	"thumbforge/internal/core"
 	"thumbforge/internal/inputs"
+	"thumbforge/internal/memory"
 )
 
 // Reader downloads and reads version 1 training archives; it implements
@@ -17,9 +18,12 @@ type Reader struct {
 	Limits inputs.ZipLimits
 }
 
-// ReadZip downloads the zip at url through the SSRF-safe client and returns its first max
-// PNG/JPEG images. Every way the data can be unusable is a *core.TrainingDataError.
-func (r *Reader) ReadZip(ctx context.Context, url string, max int) ([]core.TrainingImage, error) {
+// ReadZip downloads the zip at url through the SSRF-safe client and calls each with its
+// first max PNG/JPEG images, one at a time: each is decoded (at the size training uses,
+// its memory reserved from the budget) only when its turn comes, and given back once each
+// returns. Every way the data can be unusable is a *core.TrainingDataError; a decode that
+// could not get memory in time is TOO_MANY_REQUESTS.
+func (r *Reader) ReadZip(ctx context.Context, url string, max int, each func(core.TrainingImage) error) error {
 	lim := r.Limits
 	lim.MaxImages = max
 	total := lim.MaxTotalBytes
@@ -29,23 +33,39 @@ func (r *Reader) ReadZip(ctx context.Context, url string, max int) ([]core.Train
 	data, err := r.Loader.FetchBytes(ctx, url, total)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return ctx.Err()
 		}
-		return nil, downloadError(err)
+		return downloadError(err)
 	}
-	imgs, err := inputs.ReadTrainingZip(data, lim)
-	if err != nil {
-		var ze *inputs.ZipError
-		if errors.As(err, &ze) {
-			return nil, &core.TrainingDataError{Reason: ze.Reason, Err: err}
+	err = inputs.EachTrainingImage(data, lim, func(name string, body []byte) error {
+		ictx, end := memory.WithScope(ctx)
+		defer end()
+		img, err := r.Loader.Decode(ictx, body, "training_data")
+		if err != nil {
+			return entryError(name, err)
 		}
-		return nil, err
+		return each(core.TrainingImage{Name: name, Data: body, Image: img})
+	})
+	var ze *inputs.ZipError
+	if errors.As(err, &ze) {
+		return &core.TrainingDataError{Reason: ze.Reason, Err: err}
 	}
-	out := make([]core.TrainingImage, len(imgs))
-	for i, im := range imgs {
-		out[i] = core.TrainingImage{Name: im.Name, Data: im.Data, Image: im.Image}
+	return err
+}
+
+// entryError says why one image of an archive cannot be used; a refusal for lack of
+// memory now, or the client going away, stays what it is.
+func entryError(name string, err error) error {
+	e := core.AsError(err)
+	switch {
+	case e == nil || e.Code == core.CodeTooManyRequests:
+		return err
+	case e.Code == core.CodeImageTooLarge && len(e.Details) > 0:
+		return inputs.EntryError(name, "is too large: "+e.Details[0].Message, err)
+	case e.Code == core.CodeInvalidImage && len(e.Details) > 0 && !strings.Contains(e.Details[0].Message, "corrupt"):
+		return inputs.EntryError(name, "cannot be used: "+e.Details[0].Message, err)
 	}
-	return out, nil
+	return inputs.EntryError(name, "is not a readable PNG or JPEG", err)
 }
 
 // downloadError explains a failed download of the archive without internal details.

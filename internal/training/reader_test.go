@@ -11,9 +11,11 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"thumbforge/internal/core"
 	"thumbforge/internal/inputs"
+	"thumbforge/internal/memory"
 )
 
 // entry is one file of a zip built by a test.
@@ -108,7 +110,11 @@ func TestReadZipRules(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := &Reader{Loader: loader}
-			imgs, err := r.ReadZip(context.Background(), srv.URL+"/data.zip", tc.max)
+			var imgs []core.TrainingImage
+			err = r.ReadZip(context.Background(), srv.URL+"/data.zip", tc.max, func(im core.TrainingImage) error {
+				imgs = append(imgs, im)
+				return nil
+			})
 			if tc.wantErr != "" {
 				var te *core.TrainingDataError
 				if !errors.As(err, &te) || !strings.Contains(te.Reason, tc.wantErr) {
@@ -143,11 +149,56 @@ func TestReadZipRefusesPrivateAddresses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = (&Reader{Loader: loader}).ReadZip(context.Background(), "http://127.0.0.1:9/data.zip", 20)
+	err = (&Reader{Loader: loader}).ReadZip(context.Background(), "http://127.0.0.1:9/data.zip", 20, func(core.TrainingImage) error { return nil })
 	var te *core.TrainingDataError
 	// Refused by the guard, and told like any download that failed: a client cannot probe
 	// which internal addresses answer.
 	if !errors.As(err, &te) || te.Reason != "the training_data URL could not be downloaded" || !strings.Contains(te.Error(), "could not") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestReadZipOneImageAtATime: each image of an archive is decoded only when its turn
+// comes and given back to the memory budget before the next; a corrupt image names itself.
+func TestReadZipOneImageAtATime(t *testing.T) {
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, solid(color.RGBA{200, 10, 10, 255}, 1600, 1200)); err != nil {
+		t.Fatal(err)
+	}
+	big := buf.Bytes()
+	budget, err := memory.New(memory.MinBudget, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loader, err := inputs.New(inputs.Config{AllowPrivate: true, Budget: budget})
+	if err != nil {
+		t.Fatal(err)
+	}
+	serve := func(data []byte) string {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(data) }))
+		t.Cleanup(srv.Close)
+		return srv.URL + "/data.zip"
+	}
+	r := &Reader{Loader: loader}
+	var inUse []int64
+	err = r.ReadZip(context.Background(), serve(buildZip(t, entry{"a.png", big}, entry{"b.png", big}, entry{"c.png", big})), 20,
+		func(im core.TrainingImage) error {
+			inUse = append(inUse, budget.InUse())
+			return nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(inUse) != 3 || inUse[0] == 0 || inUse[1] != inUse[0] || inUse[2] != inUse[0] {
+		t.Fatalf("reserved while each image was handled: %v, want the same for each (one image at a time)", inUse)
+	}
+	if budget.InUse() != 0 {
+		t.Fatalf("%d bytes still reserved after the archive", budget.InUse())
+	}
+	err = r.ReadZip(context.Background(), serve(buildZip(t, entry{"a.png", big}, entry{"bad.png", big[:len(big)/2]})), 20,
+		func(core.TrainingImage) error { return nil })
+	var te *core.TrainingDataError
+	if !errors.As(err, &te) || !strings.Contains(te.Reason, "image bad.png is not a readable PNG or JPEG") {
+		t.Fatalf("corrupt image: %v", err)
 	}
 }

@@ -17,10 +17,8 @@ import (
 // PaletteSize is how many dominant colours a style keeps.
 const PaletteSize = 6
 
-// style learns the images' colour statistics, palette, contrast and texture, then renders
-// a sample thumbnail in the style as its portrait.
-func (t *Trainer) style(ctx context.Context, m *core.CustomModel, imgs []image.Image, res *core.TrainingResult) error {
-	sp := learnStyle(imgs)
+// style renders a sample thumbnail in the learnt style as its portrait.
+func (t *Trainer) style(ctx context.Context, m *core.CustomModel, sp core.StyleParams, res *core.TrainingResult) error {
 	if err := t.stage(ctx, m.ID, core.StageTraining, 70); err != nil {
 		return err
 	}
@@ -45,27 +43,42 @@ func (t *Trainer) style(ctx context.Context, m *core.CustomModel, imgs []image.I
 	return t.stage(ctx, m.ID, core.StageTraining, 95)
 }
 
-// learnStyle pools the images' statistics, each image weighing the same.
-func learnStyle(imgs []image.Image) core.StyleParams {
-	var sp core.StyleParams
-	var sumSq [3]float64
-	n := float64(len(imgs))
-	for _, img := range imgs {
-		mean, std := builtin.LabStats(img)
-		for i := range 3 {
-			sp.LabMean[i] += mean[i] / n
-			sumSq[i] += (std[i]*std[i] + mean[i]*mean[i]) / n
-		}
-		small := shrink(img, 128)
-		c, tx := contrastTexture(small)
-		sp.Contrast += c / n
-		sp.Texture += tx / n
-	}
+// styleStats is what style training keeps of each image, so that the image itself can be
+// dropped: its Lab statistics, contrast and texture, and a small tile for the palette.
+type styleStats struct {
+	mean, meanSq      [3]float64 // sums over images of the mean and of std²+mean²
+	contrast, texture float64
+	tiles             []image.Image
+}
+
+// tileSide is the side of each image's tile in the palette mosaic.
+const tileSide = 96
+
+func (s *styleStats) add(img image.Image) {
+	mean, std := builtin.LabStats(img)
 	for i := range 3 {
-		// Pooled deviation: within-image spread plus the spread between image means.
-		sp.LabStd[i] = math.Sqrt(math.Max(0, sumSq[i]-sp.LabMean[i]*sp.LabMean[i]))
+		s.mean[i] += mean[i]
+		s.meanSq[i] += std[i]*std[i] + mean[i]*mean[i]
 	}
-	sp.Palette = builtin.Palette(mosaic(imgs, 96), PaletteSize)
+	c, tx := contrastTexture(shrink(img, 128))
+	s.contrast += c
+	s.texture += tx
+	tile := image.NewRGBA(image.Rect(0, 0, tileSide, tileSide))
+	draw.ApproxBiLinear.Scale(tile, tile.Bounds(), img, img.Bounds(), draw.Src, nil)
+	s.tiles = append(s.tiles, tile)
+}
+
+// params pools the images' statistics, each image weighing the same.
+func (s *styleStats) params() core.StyleParams {
+	var sp core.StyleParams
+	n := float64(max(1, len(s.tiles)))
+	for i := range 3 {
+		sp.LabMean[i] = s.mean[i] / n
+		// Pooled deviation: within-image spread plus the spread between image means.
+		sp.LabStd[i] = math.Sqrt(math.Max(0, s.meanSq[i]/n-sp.LabMean[i]*sp.LabMean[i]))
+	}
+	sp.Contrast, sp.Texture = s.contrast/n, s.texture/n
+	sp.Palette = builtin.Palette(mosaic(s.tiles, tileSide), PaletteSize)
 	return sp
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/google/uuid"
 
 	"thumbforge/internal/core"
+	"thumbforge/internal/memory"
 )
 
 // Config wires a Trainer.
@@ -38,7 +39,7 @@ type Config struct {
 // Images is what training needs of the inputs package.
 type Images interface {
 	core.ImageLoader
-	Decode(data []byte, field string) (image.Image, error)
+	Decode(ctx context.Context, data []byte, field string) (image.Image, error)
 }
 
 // Trainer trains custom models; it implements jobs.Handler.
@@ -96,21 +97,36 @@ func (t *Trainer) Train(ctx context.Context, id uuid.UUID, lastAttempt bool) err
 	return err
 }
 
-// train runs the stages and returns what the record keeps.
+// train runs the stages and returns what the record keeps. Images are taken one at a
+// time: each is decoded, reduced to what training keeps of it (a face crop, colour
+// statistics and a small tile), and dropped before the next is decoded.
 func (t *Trainer) train(ctx context.Context, m *core.CustomModel) (core.TrainingResult, error) {
 	var res core.TrainingResult
 	if err := t.stage(ctx, m.ID, core.StageAnalyzing, 5); err != nil {
 		return res, err
 	}
-	imgs, refs, err := t.load(ctx, m)
+	var (
+		crops []faceCrop
+		style styleStats
+		err   error
+	)
+	res.ReferenceKeys, err = t.each(ctx, m, func(i int, img image.Image) error {
+		if m.Mode == core.ModePersona {
+			if c := t.cropFace(img, i); c != nil {
+				crops = append(crops, *c)
+			}
+			return nil
+		}
+		style.add(img)
+		return nil
+	})
 	if err != nil {
 		return res, err
 	}
-	res.ReferenceKeys = refs
 	if m.Mode == core.ModePersona {
-		err = t.persona(ctx, m, imgs, &res)
+		err = t.persona(ctx, m, crops, &res)
 	} else {
-		err = t.style(ctx, m, imgs, &res)
+		err = t.style(ctx, m, style.params(), &res)
 	}
 	return res, err
 }
@@ -133,63 +149,82 @@ func (t *Trainer) stage(ctx context.Context, id uuid.UUID, s core.Stage, progres
 	}
 }
 
-// load returns the record's training images and the blob keys of its reference images.
-// v1 images were stored at creation; v2 inputs are fetched now and stored as references.
-func (t *Trainer) load(ctx context.Context, m *core.CustomModel) ([]image.Image, []string, error) {
+// each calls fn with the record's training images in order, one at a time, each decoded
+// in a memory scope of its own that ends when fn returns, and returns the blob keys of
+// its reference images. v1 images were stored at creation; v2 inputs are fetched now and
+// stored as references.
+func (t *Trainer) each(ctx context.Context, m *core.CustomModel, fn func(int, image.Image) error) ([]string, error) {
 	var src core.TrainingSource
 	if err := json.Unmarshal([]byte(m.Source), &src); err != nil {
-		return nil, nil, &permanent{reason: "The training data record is unreadable.", err: err}
+		return nil, &permanent{reason: "The training data record is unreadable.", err: err}
 	}
 	blobs := t.cfg.Service.Blobs()
 	n := len(src.ImageKeys) + len(src.Refs)
-	var imgs []image.Image
+	if n == 0 {
+		return nil, &permanent{reason: "The record has no training images."}
+	}
 	var refs []string
 	progress := func(i int) int { return 5 + 35*(i+1)/max(1, n) }
+	one := func(i int, load func(context.Context) (image.Image, string, error)) error {
+		ictx, end := memory.WithScope(ctx)
+		defer end()
+		img, ref, err := load(ictx)
+		if err != nil {
+			return err
+		}
+		refs = append(refs, ref)
+		if err := fn(i, img); err != nil {
+			return err
+		}
+		return t.cfg.Service.TrainingStage(ctx, m.ID, core.StageAnalyzing, progress(i))
+	}
 	for i, key := range src.ImageKeys {
-		data, err := blobs.Get(ctx, key)
+		err := one(i, func(ctx context.Context) (image.Image, string, error) {
+			data, err := blobs.Get(ctx, key)
+			if err != nil {
+				return nil, "", fmt.Errorf("read training image: %w", err)
+			}
+			img, err := t.cfg.Images.Decode(ctx, data, "training_data")
+			return img, key, decodeFailure(err, "A training image could not be read.")
+		})
 		if err != nil {
-			return nil, nil, fmt.Errorf("read training image: %w", err)
-		}
-		img, err := t.cfg.Images.Decode(data, "training_data")
-		if err != nil {
-			return nil, nil, &permanent{reason: "A training image could not be read.", err: err}
-		}
-		imgs = append(imgs, img)
-		refs = append(refs, key)
-		if err := t.cfg.Service.TrainingStage(ctx, m.ID, core.StageAnalyzing, progress(i)); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	for i, r := range src.Refs {
-		ref := core.ImageRef{Field: r.Field, URL: r.URL}
-		if r.DataKey != "" {
-			data, err := blobs.Get(ctx, r.DataKey)
+		err := one(len(src.ImageKeys)+i, func(ctx context.Context) (image.Image, string, error) {
+			ref := core.ImageRef{Field: r.Field, URL: r.URL}
+			if r.DataKey != "" {
+				data, err := blobs.Get(ctx, r.DataKey)
+				if err != nil {
+					return nil, "", fmt.Errorf("read saved input: %w", err)
+				}
+				ref.Data = string(data)
+			}
+			img, err := t.cfg.Images.Load(ctx, ref)
 			if err != nil {
-				return nil, nil, fmt.Errorf("read saved input: %w", err)
+				if e := core.AsError(err); e != nil && (e.Code == core.CodeInvalidImage || e.Code == core.CodeImageTooLarge) {
+					return nil, "", &permanent{reason: fmt.Sprintf("%s: %s", r.Field, e.Message), err: err}
+				}
+				return nil, "", err
 			}
-			ref.Data = string(data)
-		}
-		img, err := t.cfg.Images.Load(ctx, ref)
+			key := fmt.Sprintf("custom/%s/ref-%d.jpg", m.ID, i)
+			return img, key, putJPEG(ctx, blobs, key, shrink(img, 1280))
+		})
 		if err != nil {
-			if e := core.AsError(err); e != nil && (e.Code == core.CodeInvalidImage || e.Code == core.CodeImageTooLarge) {
-				return nil, nil, &permanent{reason: fmt.Sprintf("%s: %s", r.Field, e.Message), err: err}
-			}
-			return nil, nil, err
-		}
-		key := fmt.Sprintf("custom/%s/ref-%d.jpg", m.ID, i)
-		if err := putJPEG(ctx, blobs, key, shrink(img, 1280)); err != nil {
-			return nil, nil, err
-		}
-		imgs = append(imgs, img)
-		refs = append(refs, key)
-		if err := t.cfg.Service.TrainingStage(ctx, m.ID, core.StageAnalyzing, progress(len(src.ImageKeys)+i)); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
-	if len(imgs) == 0 {
-		return nil, nil, &permanent{reason: "The record has no training images."}
+	return refs, nil
+}
+
+// decodeFailure makes an image that cannot be decoded a permanent failure; other errors
+// (memory not free now, the job's context ending) are retried.
+func decodeFailure(err error, reason string) error {
+	if e := core.AsError(err); e != nil && (e.Code == core.CodeInvalidImage || e.Code == core.CodeImageTooLarge) {
+		return &permanent{reason: reason, err: err}
 	}
-	return imgs, refs, nil
+	return err
 }
 
 // putJPEG encodes img and stores it under key.
