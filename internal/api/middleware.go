@@ -193,7 +193,7 @@ func (s *Server) reserveBody(r *http.Request) error {
 	if n < 0 || n > MaxBodyBytes {
 		n = MaxBodyBytes // a longer body is refused while it is read
 	}
-	res, err := s.budget.Reserve(r.Context(), 2*n)
+	res, err := s.budget.Admit(r.Context(), 2*n)
 	switch {
 	case core.AsError(err) != nil:
 		return err

@@ -37,6 +37,10 @@ type Budget struct {
 	maxWait time.Duration
 	sem     *semaphore.Weighted
 	used    atomic.Int64
+	// admit bounds what request bodies hold to half the budget, so that the decodes and
+	// renders of requests already admitted always find room: without it, bodies waiting
+	// in line could take all of it while the requests holding them wait for their decodes.
+	admit *semaphore.Weighted
 }
 
 // New returns a budget of total bytes; a reservation waits at most maxWait (and never past
@@ -48,7 +52,7 @@ func New(total int64, maxWait time.Duration) (*Budget, error) {
 	if maxWait <= 0 {
 		return nil, errors.New("memory budget: the longest wait must be positive")
 	}
-	return &Budget{total: total, maxWait: maxWait, sem: semaphore.NewWeighted(total)}, nil
+	return &Budget{total: total, maxWait: maxWait, sem: semaphore.NewWeighted(total), admit: semaphore.NewWeighted(total / 2)}, nil
 }
 
 // Total is the budget's size in bytes.
@@ -77,21 +81,47 @@ func (b *Budget) Reserve(ctx context.Context, n int64) (*Reservation, error) {
 	wctx, cancel := context.WithTimeout(ctx, b.maxWait)
 	defer cancel()
 	if err := b.sem.Acquire(wctx, n); err != nil {
-		if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, ctx.Err()
-		}
-		return nil, core.Wrap(core.CodeTooManyRequests, err,
-			"The server is busy: not enough memory is free for this request now. Retry later.")
+		return nil, b.waitError(ctx, err)
 	}
 	b.used.Add(n)
 	return &Reservation{b: b, n: n}, nil
 }
 
+// Admit reserves n bytes for a request body: from the half of the budget bodies may hold,
+// then like Reserve. It waits, and fails, as Reserve does.
+func (b *Budget) Admit(ctx context.Context, n int64) (*Reservation, error) {
+	n = max(n, 0)
+	if !b.admit.TryAcquire(n) {
+		wctx, cancel := context.WithTimeout(ctx, b.maxWait)
+		defer cancel()
+		if err := b.admit.Acquire(wctx, n); err != nil {
+			return nil, b.waitError(ctx, err)
+		}
+	}
+	r, err := b.Reserve(ctx, n)
+	if err != nil {
+		b.admit.Release(n)
+		return nil, err
+	}
+	r.admitted = n
+	return r, nil
+}
+
+// waitError is the error of a wait that ended: the caller's own cancellation, or 429.
+func (b *Budget) waitError(ctx context.Context, err error) error {
+	if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return ctx.Err()
+	}
+	return core.Wrap(core.CodeTooManyRequests, err,
+		"The server is busy: not enough memory is free for this request now. Retry later.")
+}
+
 // Reservation is bytes taken from a Budget.
 type Reservation struct {
-	b  *Budget
-	mu sync.Mutex
-	n  int64
+	b        *Budget
+	mu       sync.Mutex
+	n        int64
+	admitted int64 // of n, what Admit took from the bodies' half
 }
 
 // Shrink gives back what the reservation holds beyond keep bytes: a decode's scratch
@@ -109,6 +139,10 @@ func (r *Reservation) Shrink(keep int64) {
 		r.n = keep
 		r.b.used.Add(-d)
 		r.b.sem.Release(d)
+		if a := r.admitted - keep; a > 0 {
+			r.admitted = keep
+			r.b.admit.Release(a)
+		}
 	}
 }
 

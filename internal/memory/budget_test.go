@@ -112,3 +112,37 @@ func TestScopeReleasesHeld(t *testing.T) {
 		t.Fatalf("hold after end kept %d", b.InUse())
 	}
 }
+
+// TestBodiesHoldAtMostHalf: bodies wait once they hold half the budget, while decodes
+// still find the other half.
+func TestBodiesHoldAtMostHalf(t *testing.T) {
+	b, _ := New(MinBudget, time.Hour)
+	var bodies []*Reservation
+	for range 2 { // two shares: half the budget
+		body, err := b.Admit(context.Background(), b.Share())
+		if err != nil {
+			t.Fatal(err)
+		}
+		bodies = append(bodies, body)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	if _, err := b.Admit(ctx, 1); core.CodeOf(err) != core.CodeTooManyRequests {
+		t.Fatalf("a body past half the budget: %v", err)
+	}
+	dec, err := b.Reserve(context.Background(), b.Share())
+	if err != nil {
+		t.Fatalf("a decode beside the bodies: %v", err)
+	}
+	dec.Release()
+	bodies[0].Release()
+	bodies[1].Shrink(0)
+	if again, err := b.Admit(context.Background(), b.Share()); err != nil {
+		t.Fatalf("after the body ended: %v", err)
+	} else {
+		again.Release()
+	}
+	if b.InUse() != 0 {
+		t.Fatalf("in use %d", b.InUse())
+	}
+}

@@ -16,9 +16,16 @@ var (
 	buildErr  error
 )
 
+// BinaryEnv names another thumbforge binary for the tests that run one (to measure an
+// older build with the same test, docs/BENCHMARKS.md); unset, the tree's own is built.
+const BinaryEnv = "THUMBFORGE_TEST_BINARY"
+
 // Thumbforge builds cmd/thumbforge once per test process and returns the binary's path.
 func Thumbforge(t testing.TB) string {
 	t.Helper()
+	if p := os.Getenv(BinaryEnv); p != "" {
+		return p
+	}
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "thumbforge-bin")
 		if err != nil {
