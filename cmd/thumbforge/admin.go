@@ -27,6 +27,8 @@ type adminCmd struct {
 	name    string
 	credits int64
 	amount  int64
+	url     string
+	limit   int
 }
 
 func admin(ctx context.Context, group string, args []string, stdout io.Writer) error {
@@ -40,6 +42,8 @@ func admin(ctx context.Context, group string, args []string, stdout io.Writer) e
 	fs.StringVar(&c.name, "name", "", "account name")
 	fs.Int64Var(&c.credits, "credits", 0, "initial credits")
 	fs.Int64Var(&c.amount, "amount", 0, "credits to add")
+	fs.StringVar(&c.url, "url", "", "webhook URL (http:// or https://)")
+	fs.IntVar(&c.limit, "limit", 20, "how many delivery attempts to list")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -67,6 +71,8 @@ func admin(ctx context.Context, group string, args []string, stdout io.Writer) e
 		return c.billing()
 	case "admin-token":
 		return c.adminToken()
+	case "webhooks":
+		return c.webhooksCmd()
 	default:
 		return c.maintenance()
 	}

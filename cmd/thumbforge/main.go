@@ -21,6 +21,8 @@ Usage:
   thumbforge billing invoices --account ID | settle INVOICE paid|failed
   thumbforge maintenance on|off|status
   thumbforge admin-token                   print a new token for the /admin console (revokes the previous one)
+  thumbforge webhooks set --account ID --url URL | show --account ID | rotate-secret --account ID
+                      | remove --account ID | deliveries --account ID [--limit N]
   thumbforge gallery --out DIR             render a fixed set of sample thumbnails
   thumbforge engine check [--engine ... --engine-url ...]
                                            ping a generative engine's backends, say what works
@@ -45,7 +47,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "serve":
 		err = serve(ctx, args[1:], stdout, stderr)
-	case "accounts", "keys", "credits", "billing", "maintenance", "admin-token":
+	case "accounts", "keys", "credits", "billing", "maintenance", "admin-token", "webhooks":
 		err = admin(ctx, args[0], args[1:], stdout)
 	case "gallery":
 		err = runGallery(ctx, args[1:], stdout)

@@ -190,3 +190,13 @@ func (s *Server) signed(ctx context.Context, key string, expires time.Time) (str
 	}
 	return u, nil
 }
+
+// EventData renders an event's data for its webhook: what GET /v2/custom/{id} answers
+// (without a request_id: no request reads it).
+func (s *Server) EventData(ctx context.Context, e core.Event) (any, error) {
+	switch {
+	case e.Custom != nil:
+		return s.customBody(ctx, e.Custom)
+	}
+	return nil, fmt.Errorf("api: no data for event %s", e.Type)
+}

@@ -26,6 +26,15 @@ type body struct {
 
 // readBody reads and parses a JSON object. A body that is not one fails at once.
 func readBody(r *http.Request) (*body, error) {
+	data, err := readAll(r)
+	if err != nil {
+		return nil, err
+	}
+	return parseBody(data)
+}
+
+// readAll reads a request body under the body cap (IMAGE_TOO_LARGE beyond it).
+func readAll(r *http.Request) ([]byte, error) {
 	data, err := readCapped(r.Body, r.ContentLength, MaxBodyBytes)
 	if err != nil {
 		var mbe *http.MaxBytesError
@@ -35,7 +44,7 @@ func readBody(r *http.Request) (*body, error) {
 		}
 		return nil, core.Wrap(core.CodeValidation, err, "The request body could not be read.")
 	}
-	return parseBody(data)
+	return data, nil
 }
 
 // readCapped reads a body of at most max bytes into one buffer: of its announced length

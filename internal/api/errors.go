@@ -36,6 +36,7 @@ var statusOf = map[core.Code]int{
 	core.CodeConflict:            http.StatusConflict,
 	core.CodeImageTooLarge:       http.StatusRequestEntityTooLarge,
 	core.CodeGenerationRejected:  http.StatusUnprocessableEntity,
+	core.CodeIdempotencyReused:   http.StatusUnprocessableEntity,
 	core.CodeTooManyRequests:     http.StatusTooManyRequests,
 	core.CodeCancelled:           499,
 	core.CodeGenerationFailed:    http.StatusInternalServerError,
@@ -144,6 +145,10 @@ func toV1(e *core.Error) *v1Error {
 		out.Status, out.Code = 503, "MAINTENANCE_ACTIVE"
 	case core.CodeNotFound:
 		out.Status, out.Code = 404, "NOT_FOUND"
+	case core.CodeConflict, core.CodeIdempotencyReused:
+		// Only an Idempotency-Key (a header version 1 never had) meets these on a v1 route:
+		// they keep their own code and status.
+		out.Status, out.Code = StatusOf(e.Code), string(e.Code)
 	case core.CodeCancelled:
 		out.Status, out.Code = 499, "INTERNAL_ERROR"
 	case core.CodeInternal, core.CodeGenerationFailed, core.CodeGenerationTimeout,

@@ -109,7 +109,7 @@ func (s *Server) api(route string, v Version, h handlerFunc) http.Handler {
 			s.metrics.requests.WithLabelValues(route, strconv.Itoa(rec.status)).Inc()
 			s.metrics.latency.WithLabelValues(route).Observe(time.Since(start).Seconds())
 		}()
-		serve := s.serveAPI
+		serve := func(w http.ResponseWriter, r *http.Request, h handlerFunc) error { return s.serveAPI(w, r, v, h) }
 		if v == Admin {
 			serve = s.serveAdmin
 		}
@@ -122,7 +122,7 @@ func (s *Server) api(route string, v Version, h handlerFunc) http.Handler {
 	})
 }
 
-func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, h handlerFunc) error {
+func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, v Version, h handlerFunc) error {
 	if on, err := s.maintenance(r.Context()); err != nil {
 		return err
 	} else if on {
@@ -145,6 +145,9 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, h handlerFunc)
 	r = r.WithContext(ctx)
 	if err := s.reserveBody(r); err != nil {
 		return err
+	}
+	if r.Method == http.MethodPost {
+		return s.idempotent(w, r, p, v, h) // a repeat of a keyed POST gets the first answer
 	}
 	return h(w, r)
 }

@@ -43,7 +43,13 @@ type Config struct {
 	// LimitScope says what the per-key in-flight limit counts: LimitPerKey (default) or
 	// LimitPerAccount (every key of an account shares the account's limit).
 	LimitScope string
+	// IdempotencyLease is how long a keyed request may run before a repeat takes its key
+	// over (its process is taken for dead); 0 means DefaultIdempotencyLease.
+	IdempotencyLease time.Duration
 }
+
+// DefaultIdempotencyLease bounds a keyed request's claim when the configuration does not.
+const DefaultIdempotencyLease = 10 * time.Minute
 
 // Limit scopes of Config.LimitScope.
 const (
@@ -76,7 +82,9 @@ type Server struct {
 	inFlight    atomic.Int64
 	maxInFlight int64
 	perAccount  bool
-	handler     http.Handler
+	// idemLease: see Config.IdempotencyLease.
+	idemLease time.Duration
+	handler   http.Handler
 }
 
 // New builds the server and its routes.
@@ -104,6 +112,10 @@ func New(cfg Config) (*Server, error) {
 		budget: cfg.Budget, maxInFlight: int64(cfg.MaxInFlight), perAccount: cfg.LimitScope == LimitPerAccount,
 	}
 	s.mcache.ttl = cfg.MaintenanceTTL
+	s.idemLease = cfg.IdempotencyLease
+	if s.idemLease <= 0 {
+		s.idemLease = DefaultIdempotencyLease
+	}
 	var err error
 	if s.openapi, err = newOpenAPIDocs(); err != nil {
 		return nil, err

@@ -26,6 +26,7 @@ import (
 	"thumbforge/internal/policy"
 	"thumbforge/internal/titles"
 	"thumbforge/internal/training"
+	"thumbforge/internal/webhooks"
 )
 
 // App is a running thumbforge: main runs it and so do the end-to-end tests.
@@ -144,11 +145,16 @@ func (a *App) build(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	hooks, err := a.openWebhooks(queue) // webhooks.go
+	if err != nil {
+		return err
+	}
 	svc, err := core.NewService(core.ServiceConfig{
 		Store: st, Blobs: a.Blobs, Engine: engine, Swapper: swapper, Titler: titler,
 		Policy: pol, Images: loader, Prices: cfg.Prices, Timeouts: cfg.Timeouts, Logger: a.log,
 		Now: cfg.Now, OnCharge: a.Metrics.Charged, Encode: encodeOutput,
 		Jobs: queue, Training: &training.Reader{Loader: loader}, Faces: detector, Reserve: a.reserve,
+		Events: hooks,
 	})
 	if err != nil {
 		return err
@@ -169,6 +175,7 @@ func (a *App) build(ctx context.Context) error {
 		Service: svc, Limiter: lim, Logger: a.log, Metrics: a.Metrics, Files: files,
 		Ready: a.ready, ReadyDetails: a.readyDetails, MaintenanceTTL: cfg.MaintenanceTTL, Pages: pages,
 		Budget: a.Budget, MaxInFlight: cfg.MaxInFlight, LimitScope: cfg.LimitScope,
+		IdempotencyLease: cfg.requestLease(),
 	})
 	return err
 }
@@ -267,7 +274,9 @@ func (a *App) Sweep(ctx context.Context) error {
 	if released > 0 {
 		a.log.Warn("released stale credit holds", "count", released)
 	}
-	return errors.Join(err, rerr)
+	_, ierr := a.Store.SweepIdempotencyKeys(ctx, a.cfg.Now())
+	_, werr := a.Store.SweepWebhookDeliveries(ctx, a.cfg.Now().Add(-webhooks.DeliveriesKept))
+	return errors.Join(err, rerr, ierr, werr)
 }
 
 func (a *App) sweepLoop(ctx context.Context) {

@@ -46,6 +46,9 @@ type Config struct {
 	// JobRescueAfter is how long a job may stay running before it is taken for a dead
 	// replica's and retried; 0 means JobTimeout + 1 minute. Must exceed JobTimeout.
 	JobRescueAfter time.Duration
+	// WebhookRetries are the waits between webhook delivery attempts; empty means the
+	// queue's schedule (jobs.DefaultWebhookRetries). Tests shorten them.
+	WebhookRetries []time.Duration
 	// MaintenanceTTL is how long the maintenance switch is cached per process.
 	MaintenanceTTL time.Duration
 	// ShutdownTimeout bounds the wait for in-flight requests at shutdown.
@@ -170,4 +173,11 @@ func ParsePrices(base core.Prices, s string) (core.Prices, error) {
 		out[k] = n
 	}
 	return out, nil
+}
+
+// requestLease bounds how long one request can run: its stages' deadlines one after the
+// other, and time for fetching inputs and storing the output. A keyed request still
+// running after it is taken for one whose process died.
+func (c *Config) requestLease() time.Duration {
+	return c.Timeouts.Generation + c.Timeouts.Scoring + c.Timeouts.Title + 5*time.Minute
 }

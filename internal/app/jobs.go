@@ -28,7 +28,8 @@ type background struct {
 // openQueue opens the persistent job queue in the app's database: River's tables beside
 // the app's in the SQLite file, or in the PostgreSQL database.
 func (a *App) openQueue(ctx context.Context) (*jobs.Queue, error) {
-	cfg := jobs.Config{JobTimeout: a.cfg.JobTimeout, RescueAfter: a.cfg.JobRescueAfter, Logger: a.log}
+	cfg := jobs.Config{JobTimeout: a.cfg.JobTimeout, RescueAfter: a.cfg.JobRescueAfter, Logger: a.log,
+		WebhookRetries: a.cfg.WebhookRetries}
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("job queue (--job-timeout %v, --job-rescue-after %v): %w", a.cfg.JobTimeout, a.cfg.JobRescueAfter, err)
 	}

@@ -74,6 +74,9 @@ func (s *Service) CompleteTraining(ctx context.Context, id uuid.UUID, res Traini
 	if err != nil {
 		return err
 	}
+	// Announced on a repeated completion too (a run that died before announcing): the
+	// event's id is the record's, so it is delivered once.
+	defer s.notify(ctx, customEvent(EventCustomCompleted, m))
 	if m.ReservationID == nil {
 		return nil
 	}
@@ -111,6 +114,7 @@ func (s *Service) FailTraining(ctx context.Context, id uuid.UUID, reason string)
 	if err != nil {
 		return err
 	}
+	s.notify(ctx, customEvent(EventCustomFailed, m))
 	if m.ReservationID != nil {
 		if err := s.cfg.Store.Release(ctx, *m.ReservationID); err != nil {
 			return err

@@ -46,6 +46,9 @@ const (
 	CodeTooManyRequests     Code = "TOO_MANY_REQUESTS"
 	// CodeAdminToken is thumbforge's own: an /admin/api request without the valid admin token.
 	CodeAdminToken Code = "INVALID_ADMIN_TOKEN"
+	// CodeIdempotencyReused is thumbforge's own: an Idempotency-Key sent again with
+	// another request.
+	CodeIdempotencyReused Code = "IDEMPOTENCY_KEY_REUSED"
 )
 
 // AllCodes lists every version 2 code, in SPEC.md order, then thumbforge's own.
@@ -57,7 +60,7 @@ var AllCodes = []Code{
 	CodeNotFound, CodeNameReserved, CodeNameAlreadyExists, CodeConflict, CodeGenerationRejected,
 	CodeCancelled, CodeGenerationFailed, CodeInvalidImage, CodeInternal, CodeMaintenance,
 	CodeGenerationTimeout, CodeScoringTimeout, CodeTitleTimeout, CodeTooManyRequests,
-	CodeAdminToken,
+	CodeAdminToken, CodeIdempotencyReused,
 }
 
 // Detail is one problem found in a request, naming the field when there is one.

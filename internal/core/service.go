@@ -57,6 +57,8 @@ type ServiceConfig struct {
 	// Reserve, when set, takes n bytes of the process's memory budget for a render,
 	// waiting in line; its error is TOO_MANY_REQUESTS when the wait ends (internal/memory).
 	Reserve func(ctx context.Context, n int64) (release func(), err error)
+	// Events announces what accounts' webhooks are told of; nil announces nothing.
+	Events Events
 }
 
 // Validate reports a missing part.

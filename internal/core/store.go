@@ -106,6 +106,8 @@ type Store interface {
 	Outputs
 	CustomModels
 	Listings
+	Idempotency
+	Webhooks
 	Ping(ctx context.Context) error
 	Close() error
 }

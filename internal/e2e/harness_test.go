@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -130,6 +131,12 @@ func (e *env) do(method, path, key string, body any) response {
 
 func (e *env) doCtx(ctx context.Context, method, path, key string, body any) response {
 	e.t.Helper()
+	return e.doWith(ctx, method, path, key, nil, body)
+}
+
+// doWith sends a JSON request with the key (none when "") and extra headers.
+func (e *env) doWith(ctx context.Context, method, path, key string, header http.Header, body any) response {
+	e.t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -144,13 +151,20 @@ func (e *env) doCtx(ctx context.Context, method, path, key string, body any) res
 		}
 		rd = bytes.NewReader(data)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, e.URL+path, rd)
+	url := e.URL + path
+	if strings.HasPrefix(path, "http://") {
+		url = path // another server of the same deployment
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, rd)
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	if key != "" {
 		req.Header.Set("X-Api-Key", key)
+	}
+	for k, vs := range header {
+		req.Header[k] = vs
 	}
 	resp, err := e.client.Do(req)
 	if err != nil {

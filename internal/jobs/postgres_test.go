@@ -2,54 +2,24 @@ package jobs
 
 import (
 	"context"
-	"crypto/rand"
-	"net/url"
-	"os"
-	"strings"
 	"testing"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
-)
 
-// pgEnv names the variable holding a PostgreSQL DSN for tests (shared with the store's).
-const pgEnv = "THUMBFORGE_TEST_POSTGRES"
+	"thumbforge/internal/testutil"
+)
 
 // pgPool returns a pool on a fresh schema, dropped when t ends, and its DSN.
 func pgPool(t *testing.T) (*pgxpool.Pool, string) {
 	t.Helper()
-	dsn := os.Getenv(pgEnv)
-	if dsn == "" {
-		t.Skipf("PostgreSQL queue tests skipped: set %s, e.g. postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", pgEnv)
-	}
-	ctx := context.Background()
-	admin, err := pgxpool.New(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(admin.Close)
-	schema := "tf_jobs_" + strings.ToLower(rand.Text()[:12])
-	if _, err := admin.Exec(ctx, `CREATE SCHEMA `+schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if _, err := admin.Exec(context.Background(), `DROP SCHEMA `+schema+` CASCADE`); err != nil {
-			t.Errorf("drop schema: %v", err)
-		}
-	})
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	pool, err := pgxpool.New(ctx, u.String())
+	dsn := testutil.PostgresDSN(t)
+	pool, err := pgxpool.New(context.Background(), dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	return pool, u.String()
+	return pool, dsn
 }
 
 func TestPostgresRetriesAndUniqueness(t *testing.T) {

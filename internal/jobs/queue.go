@@ -44,6 +44,12 @@ type Config struct {
 	RetryBase, RetryMax time.Duration
 	// PollInterval is how often the queue looks for new jobs (default 200 ms).
 	PollInterval time.Duration
+	// WebhookRetries are the waits after each failed webhook delivery (default
+	// DefaultWebhookRetries); WebhookWindow is how long an event is retried (default 24 h);
+	// WebhookWorkers how many deliveries run at once (default 4).
+	WebhookRetries []time.Duration
+	WebhookWindow  time.Duration
+	WebhookWorkers int
 	// Logger receives the queue's warnings and errors.
 	Logger *slog.Logger
 }
@@ -73,6 +79,15 @@ func (c Config) withDefaults() Config {
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
+	if len(c.WebhookRetries) == 0 {
+		c.WebhookRetries = DefaultWebhookRetries
+	}
+	if c.WebhookWindow <= 0 {
+		c.WebhookWindow = DefaultWebhookWindow
+	}
+	if c.WebhookWorkers <= 0 {
+		c.WebhookWorkers = 4
+	}
 	return c
 }
 
@@ -81,6 +96,11 @@ func (c Config) Validate() error {
 	c = c.withDefaults()
 	if c.RetryMax < c.RetryBase {
 		return errors.New("jobs: RetryMax must not be shorter than RetryBase")
+	}
+	for _, d := range c.WebhookRetries {
+		if d <= 0 {
+			return errors.New("jobs: webhook retry waits must be positive")
+		}
 	}
 	if c.RescueAfter <= c.JobTimeout {
 		// River would rescue (and run twice) jobs that are still within their deadline.
@@ -99,11 +119,12 @@ type client interface {
 
 // Queue is the persistent job queue. It implements core.TrainingQueue.
 type Queue struct {
-	cfg     Config
-	client  client
-	handler Handler
-	closers []func() error
-	started bool
+	cfg      Config
+	client   client
+	handler  Handler
+	webhooks WebhookHandler
+	closers  []func() error
+	started  bool
 }
 
 // trainingQueue is the River queue training jobs run on.
@@ -168,8 +189,14 @@ func newQueue[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], cfg 
 	if err := river.AddWorkerSafely(workers, &trainingWorker{q: q}); err != nil {
 		return nil, err
 	}
+	if err := river.AddWorkerSafely(workers, &webhookWorker{q: q}); err != nil {
+		return nil, err
+	}
 	c, err := river.NewClient(driver, &river.Config{
-		Queues:            map[string]river.QueueConfig{trainingQueue: {MaxWorkers: cfg.Workers}},
+		Queues: map[string]river.QueueConfig{
+			trainingQueue: {MaxWorkers: cfg.Workers},
+			webhookQueue:  {MaxWorkers: cfg.WebhookWorkers},
+		},
 		Workers:           workers,
 		MaxAttempts:       cfg.MaxAttempts,
 		JobTimeout:        cfg.JobTimeout,

@@ -10,6 +10,7 @@ package apitest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -27,6 +28,7 @@ import (
 
 // Checker validates requests and answers against the document.
 type Checker struct {
+	doc    *openapi3.T
 	router routers.Router
 }
 
@@ -55,7 +57,7 @@ func Load() (*Checker, error) {
 			loadErr = fmt.Errorf("apitest: router: %w", err)
 			return
 		}
-		loaded = &Checker{router: router}
+		loaded = &Checker{doc: doc, router: router}
 	})
 	return loaded, loadErr
 }
@@ -158,4 +160,22 @@ func authenticate(_ context.Context, in *openapi3filter.AuthenticationInput) err
 		return errors.New("no bearer token")
 	}
 	return nil
+}
+
+// ValidateWebhook checks a webhook delivery's body against the document's description of
+// its event (the 3.1 document's webhooks, one per event type).
+func (c *Checker) ValidateWebhook(eventType string, body []byte) error {
+	item := c.doc.Webhooks[eventType]
+	if item == nil || item.Post == nil || item.Post.RequestBody == nil {
+		return fmt.Errorf("apitest: the document describes no %q webhook", eventType)
+	}
+	mt := item.Post.RequestBody.Value.Content.Get("application/json")
+	if mt == nil || mt.Schema == nil {
+		return fmt.Errorf("apitest: the %q webhook has no JSON body", eventType)
+	}
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		return err
+	}
+	return mt.Schema.Value.VisitJSON(v, openapi3.EnableJSONSchema2020(), openapi3.MultiErrors())
 }

@@ -2,10 +2,6 @@ package postgres_test
 
 import (
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"net/url"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -15,44 +11,11 @@ import (
 	"thumbforge/internal/core"
 	"thumbforge/internal/store/postgres"
 	"thumbforge/internal/store/storetest"
+	"thumbforge/internal/testutil"
 )
 
-// dsnEnv names the environment variable holding the test server's DSN.
-const dsnEnv = "THUMBFORGE_TEST_POSTGRES"
-
-// schemaDSN creates a fresh schema, dropped when t ends, and returns a DSN using it.
-func schemaDSN(t *testing.T) string {
-	t.Helper()
-	dsn := os.Getenv(dsnEnv)
-	if dsn == "" {
-		t.Skipf("PostgreSQL tests skipped: set %s, e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable", dsnEnv)
-	}
-	admin, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Close() })
-	schema := "tf_test_" + strings.ToLower(rand.Text()[:16])
-	if _, err := admin.Exec(`CREATE SCHEMA ` + schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if _, err := admin.Exec(`DROP SCHEMA ` + schema + ` CASCADE`); err != nil {
-			t.Errorf("drop schema: %v", err)
-		}
-	})
-	if strings.Contains(dsn, "://") {
-		u, err := url.Parse(dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		q := u.Query()
-		q.Set("search_path", schema)
-		u.RawQuery = q.Encode()
-		return u.String()
-	}
-	return dsn + " search_path=" + schema
-}
+// schemaDSN returns a DSN on a fresh schema, dropped when t ends.
+func schemaDSN(t *testing.T) string { return testutil.PostgresDSN(t) }
 
 func open(t *testing.T, dsn string, now func() time.Time) *postgres.Store {
 	t.Helper()

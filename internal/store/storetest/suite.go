@@ -79,6 +79,9 @@ func Run(t *testing.T, open Opener) {
 		{"CustomModels", testCustomModels},
 		{"UpdateCustomModel", testUpdateCustomModel},
 		{"DeleteCustomModel", testDeleteCustomModel},
+		{"Idempotency", testIdempotency},
+		{"IdempotencyRace", testIdempotencyRace},
+		{"Webhooks", testWebhooks},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
