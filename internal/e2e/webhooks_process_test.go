@@ -53,6 +53,23 @@ func TestWebhookRetriedAfterRestart(t *testing.T) {
 		t.Fatalf("create: %d %v", status, body)
 	}
 	first := rc.next()
+	// Once the failed attempt is on record, the process dies before its retry.
+	type attempt struct {
+		EventID string `json:"event_id"`
+		Attempt int
+		Status  int
+		Error   string
+	}
+	var list []attempt
+	deliveries := func(n int) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for len(list) < n && time.Now().Before(deadline) {
+			thumbforgeJSON(t, &list, "webhooks", "deliveries", "--data", data, "--account", account)
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	deliveries(1)
 	if err := p.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -66,17 +83,7 @@ func TestWebhookRetriedAfterRestart(t *testing.T) {
 		t.Fatalf("first %d %v %s\nsecond %d %v %s", first.Status, first.Header, first.Body, second.Status, second.Header, second.Body)
 	}
 	// The CLI lists both attempts, newest first; `show` never prints the secret.
-	var list []struct {
-		EventID string `json:"event_id"`
-		Attempt int
-		Status  int
-		Error   string
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for len(list) < 2 && time.Now().Before(deadline) {
-		thumbforgeJSON(t, &list, "webhooks", "deliveries", "--data", data, "--account", account)
-		time.Sleep(50 * time.Millisecond)
-	}
+	deliveries(2)
 	if len(list) != 2 || list[0].Status != 200 || list[1].Status != 503 || list[1].Error != "HTTP 503" ||
 		list[0].EventID != first.Header.Get("webhook-id") {
 		t.Fatalf("deliveries %+v", list)

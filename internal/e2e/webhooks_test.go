@@ -18,6 +18,7 @@ import (
 
 // delivery is one request a receiver got.
 type delivery struct {
+	Path   string
 	Header http.Header
 	Body   []byte
 	Status int // what the receiver answered
@@ -47,7 +48,7 @@ func newReceiver(t testing.TB, answers ...int) *receiver {
 			w.Header().Set("Location", "http://"+r.Host+"/elsewhere")
 		}
 		w.WriteHeader(status)
-		rc.got <- delivery{Header: r.Header.Clone(), Body: body, Status: status}
+		rc.got <- delivery{Path: r.URL.Path, Header: r.Header.Clone(), Body: body, Status: status}
 	}))
 	t.Cleanup(rc.srv.Close)
 	return rc
@@ -113,10 +114,10 @@ func (e *env) hook(url string) string {
 	return secret
 }
 
-// quickRetries makes webhook retries wait milliseconds instead of seconds.
-func quickRetries(c *app.Config) {
-	c.WebhookRetries = []time.Duration{50 * time.Millisecond, 100 * time.Millisecond}
-}
+// quickWaits are the webhook retry waits of tests: milliseconds instead of seconds.
+var quickWaits = []time.Duration{50 * time.Millisecond, 100 * time.Millisecond}
+
+func quickRetries(c *app.Config) { c.WebhookRetries = quickWaits }
 
 func (e *env) styleFromData(name string) string {
 	e.t.Helper()
@@ -188,7 +189,7 @@ func TestWebhookURLGuard(t *testing.T) {
 	rc := newReceiver(t)
 	e.hook(rc.srv.URL) // loopback: refused without --allow-private-fetch
 	e.styleFromData("Guarded")
-	list := e.waitDeliveries(3)
+	list := e.waitDeliveries(len(quickWaits) + 2)
 	for _, d := range list {
 		if d.Status != 0 || d.Error != "the URL's address is private or reserved (allowed only with --allow-private-fetch)" {
 			t.Fatalf("attempt %+v", d)
@@ -200,25 +201,28 @@ func TestWebhookURLGuard(t *testing.T) {
 	default:
 	}
 
-	// With private addresses allowed, a redirect is the endpoint's answer, not followed.
+	// With private addresses allowed, a redirect is the endpoint's answer, not followed:
+	// every attempt (the first and one per wait) is a failure, and nothing reaches the
+	// redirect's target.
 	e2 := start(t, 200, quickRetries)
-	redirect := newReceiver(t, http.StatusTemporaryRedirect, http.StatusTemporaryRedirect, http.StatusTemporaryRedirect)
-	e2.hook(redirect.srv.URL)
+	redirect := newReceiver(t, 307, 307, 307, 307)
+	e2.hook(redirect.srv.URL + "/in")
 	e2.styleFromData("Redirected")
-	for i, d := range e2.waitDeliveries(3) {
+	attempts := len(quickWaits) + 2
+	for i, d := range e2.waitDeliveries(attempts) {
 		if d.Status != 307 || d.Error != "HTTP 307: redirects are not followed" {
 			t.Fatalf("attempt %d: %+v", i, d)
 		}
 	}
-	for range 3 {
-		if d := redirect.next(); d.Status != 307 {
-			t.Fatalf("answered %d", d.Status)
+	for range attempts {
+		if d := redirect.next(); d.Status != 307 || d.Path != "/in" {
+			t.Fatalf("%s answered %d", d.Path, d.Status)
 		}
 	}
 	select {
 	case d := <-redirect.got:
-		t.Fatalf("the redirect was followed: %v", d.Header)
-	case <-time.After(200 * time.Millisecond):
+		t.Fatalf("a delivery after the last attempt, or the redirect followed: %s", d.Path)
+	case <-time.After(300 * time.Millisecond):
 	}
 }
 
