@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"sync/atomic"
 	"io"
 	"net/http"
 	"testing"
@@ -26,6 +28,11 @@ func benchEnv(b *testing.B) *env {
 
 // benchPost sends body to path from parallel clients over real sockets.
 func benchPost(b *testing.B, e *env, path string, body any, want int) {
+	benchPostKeyed(b, e, path, body, want, nil)
+}
+
+// benchPostKeyed is benchPost with an Idempotency-Key per request from key (none when nil).
+func benchPostKeyed(b *testing.B, e *env, path string, body any, want int, key func() string) {
 	data, _ := json.Marshal(body)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	b.ReportAllocs()
@@ -34,6 +41,9 @@ func benchPost(b *testing.B, e *env, path string, body any, want int) {
 		for pb.Next() {
 			req, _ := http.NewRequest("POST", e.URL+path, bytes.NewReader(data))
 			req.Header.Set("X-Api-Key", e.Key)
+			if key != nil {
+				req.Header.Set("Idempotency-Key", key())
+			}
 			resp, err := client.Do(req)
 			if err != nil {
 				b.Error(err)
@@ -64,6 +74,25 @@ func BenchmarkTextThumbnail(b *testing.B) {
 // BenchmarkTitles measures v2 titles with the builtin generator.
 func BenchmarkTitles(b *testing.B) {
 	benchPost(b, benchEnv(b), "/v2/title/text", map[string]any{"prompt": "I tested 5 budget mechanical keyboards under $50 for a month"}, 200)
+}
+
+// BenchmarkTitlesIdempotent is BenchmarkTitles with a fresh Idempotency-Key on every
+// request: what claiming the key and keeping the answer add (two writes).
+func BenchmarkTitlesIdempotent(b *testing.B) {
+	var n atomic.Int64
+	benchPostKeyed(b, benchEnv(b), "/v2/title/text", map[string]any{"prompt": "I tested 5 budget mechanical keyboards under $50 for a month"}, 200,
+		func() string { return fmt.Sprint("k", n.Add(1)) })
+}
+
+// BenchmarkIdempotentReplay repeats one keyed request: every answer after the first is the
+// kept one (a claim that finds it, no work).
+func BenchmarkIdempotentReplay(b *testing.B) {
+	e := benchEnv(b)
+	body := map[string]any{"prompt": "I tested 5 budget mechanical keyboards under $50 for a month"}
+	if r := e.keyed("/v2/title/text", "same", body); r.Status != 200 {
+		b.Fatalf("first: %d %s", r.Status, r.Raw)
+	}
+	benchPostKeyed(b, e, "/v2/title/text", body, 200, func() string { return "same" })
 }
 
 // BenchmarkOpenAIThumbnail is a text thumbnail through the openai engine against an
