@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -15,20 +14,14 @@ import (
 )
 
 // engineFlags registers the --engine flags (and their THUMBFORGE_ENGINE_* variables) on
-// fs, filling c; serve and engine check share them. A variable that does not parse is an
-// error naming it.
-func engineFlags(fs *flag.FlagSet, c *engines.Config) error {
+// fs, filling c; serve and engine check share them. A variable that does not parse is
+// remembered by env, which names it.
+func engineFlags(fs *flag.FlagSet, env *envReader, c *engines.Config) {
 	c.Kind = envStr("THUMBFORGE_ENGINE", engines.Builtin)
 	c.URLs = engines.ParseURLs(os.Getenv("THUMBFORGE_ENGINE_URL"))
 	c.Key = os.Getenv("THUMBFORGE_ENGINE_KEY")
 	c.Text = engines.TextMode(envStr("THUMBFORGE_ENGINE_TEXT", string(engines.TextOverlay)))
-	if v, ok := os.LookupEnv("THUMBFORGE_ENGINE_CONCURRENCY"); ok {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			return fmt.Errorf("THUMBFORGE_ENGINE_CONCURRENCY=%q: want a whole number", v)
-		}
-		c.Concurrency = n
-	}
+	c.Concurrency = env.int("THUMBFORGE_ENGINE_CONCURRENCY", 0)
 	fs.StringVar(&c.Kind, "engine", c.Kind, "image engine: "+strings.Join(engines.KindNames(registry.Kinds()), "|")+" (THUMBFORGE_ENGINE)")
 	fs.Func("engine-url", "backend URL, or a comma-separated pool; openai: the API base with /v1 (THUMBFORGE_ENGINE_URL)", func(s string) error {
 		c.URLs = engines.ParseURLs(s)
@@ -42,7 +35,6 @@ func engineFlags(fs *flag.FlagSet, c *engines.Config) error {
 		return nil
 	})
 	workflowFlags(fs, c) // workflows.go
-	return nil
 }
 
 // engineCommand runs "thumbforge engine check": it builds every backend of the
@@ -53,7 +45,9 @@ func engineCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	var cfg engines.Config
 	fs := newFlags("engine check", stderr)
-	if err := engineFlags(fs, &cfg); err != nil {
+	var env envReader
+	engineFlags(fs, &env, &cfg)
+	if err := env.Err(); err != nil {
 		return err
 	}
 	if err := fs.Parse(args[1:]); err != nil {

@@ -1,8 +1,8 @@
 package main
 
 import (
+	"errors"
 	"flag"
-	"fmt"
 	"log/slog"
 	"os"
 	"runtime/debug"
@@ -32,24 +32,19 @@ func (v sizeValue) Set(s string) error {
 }
 
 // limitFlags registers the memory budget, the in-flight cap and the limit scope. A value
-// from the environment that does not parse stops the start, naming the variable.
-func limitFlags(fs *flag.FlagSet, cfg *app.Config) error {
-	if v, ok := os.LookupEnv("THUMBFORGE_MEMORY_BUDGET"); ok {
-		if err := (sizeValue{&cfg.MemoryBudget}).Set(v); err != nil {
-			return fmt.Errorf("THUMBFORGE_MEMORY_BUDGET: %w", err)
-		}
-	}
-	if v, ok := os.LookupEnv("THUMBFORGE_MAX_INFLIGHT"); ok {
+// from the environment that does not parse stops the start, naming the variable (env).
+func limitFlags(fs *flag.FlagSet, env *envReader, cfg *app.Config) {
+	cfg.MemoryBudget = envParse(env, "THUMBFORGE_MEMORY_BUDGET", cfg.MemoryBudget, "a size such as 512MiB or 2GiB", memory.ParseSize)
+	cfg.MaxInFlight = envParse(env, "THUMBFORGE_MAX_INFLIGHT", cfg.MaxInFlight, "a count (0: no cap)", func(v string) (int, error) {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return fmt.Errorf("THUMBFORGE_MAX_INFLIGHT: %q is not a count (0: no cap)", v)
+		if err == nil && n < 0 {
+			err = errors.New("negative")
 		}
-		cfg.MaxInFlight = n
-	}
+		return n, err
+	})
 	fs.Var(sizeValue{&cfg.MemoryBudget}, "memory-budget", "memory every decode, render and request body reserves from, e.g. 512MiB, 2GiB; requests that cannot get theirs in time answer 429 (THUMBFORGE_MEMORY_BUDGET)")
 	fs.IntVar(&cfg.MaxInFlight, "max-inflight", cfg.MaxInFlight, "most API requests in flight in this process over every key; 0 means no cap (THUMBFORGE_MAX_INFLIGHT)")
 	fs.StringVar(&cfg.LimitScope, "limit-scope", envStr("THUMBFORGE_LIMIT_SCOPE", cfg.LimitScope), "what the per-key in-flight limit counts: "+api.LimitPerKey+" (each key) or "+api.LimitPerAccount+" (all keys of an account together) (THUMBFORGE_LIMIT_SCOPE)")
-	return nil
 }
 
 // setMemoryLimit gives the Go runtime a soft memory limit a quarter above the budget (plus

@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
+	"io"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"thumbforge/internal/app"
 	"thumbforge/internal/core"
@@ -163,5 +167,57 @@ func TestAdminTokenCommand(t *testing.T) {
 	}
 	if _, errs, code := cli(t, "admin-token", "extra", d); code == 0 || !strings.Contains(errs, "no arguments") {
 		t.Fatalf("extra argument accepted: %d %s", code, errs)
+	}
+}
+
+// TestEnvValuesThatDoNotParse sets, one at a time, every typed THUMBFORGE_* variable that
+// a serve flag names to a value it cannot take, and checks that serve refuses to start
+// naming the variable. The list comes from the flags themselves, so a flag added later is
+// covered without touching this test.
+func TestEnvValuesThatDoNotParse(t *testing.T) {
+	fs, _ := serveFlags(io.Discard)
+	name := regexp.MustCompile(`\((THUMBFORGE_[A-Z_]+)\)`)
+	typed := 0
+	fs.VisitAll(func(f *flag.Flag) {
+		m := name.FindStringSubmatch(f.Usage)
+		if m == nil {
+			return
+		}
+		g, ok := f.Value.(flag.Getter)
+		if !ok {
+			return // fs.Func: parses its own text (a typed one reads its variable with envParse)
+		}
+		var bad string
+		switch g.Get().(type) {
+		case bool:
+			bad = "yes please"
+		case time.Duration:
+			bad = "90" // a number without its unit: not 90 s, not the default
+		case int, int64, uint, uint64, float64:
+			bad = "many"
+		default:
+			return // a string, or a flag that parses its own text when serve runs
+		}
+		typed++
+		t.Run(m[1], func(t *testing.T) {
+			t.Setenv(m[1], bad)
+			// A cancelled context: a serve that wrongly starts stops at once (exit 0).
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			var out, errb bytes.Buffer
+			code := run(ctx, []string{"serve", "--data", t.TempDir(), "--addr", "127.0.0.1:0"}, &out, &errb)
+			if errs := errb.String(); code == 0 || !strings.Contains(errs, m[1]) {
+				t.Fatalf("serve with %s=%q: exit %d, stderr %q: want a refusal naming the variable", m[1], bad, code, errb.String())
+			}
+		})
+	})
+	if typed < 10 {
+		t.Fatalf("only %d typed variables found: the usage texts lost their (THUMBFORGE_...) names?", typed)
+	}
+	// An empty variable is unset: the default applies.
+	t.Setenv("THUMBFORGE_JOB_TIMEOUT", "")
+	var env envReader
+	if d := env.duration("THUMBFORGE_JOB_TIMEOUT", time.Minute); d != time.Minute || env.Err() != nil {
+		t.Fatalf("empty variable: %v, %v", d, env.Err())
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"image/jpeg"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -80,4 +82,29 @@ func solid(w, h int) image.Image {
 	}
 	img.Set(1, 1, color.Black)
 	return img
+}
+
+// TestDataDirLocked: a second serve on the same SQLite data directory refuses to start,
+// naming the process that holds it; once that process is SIGKILLed, a new one starts.
+func TestDataDirLocked(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	data := t.TempDir()
+	first := testutil.StartServe(t, data, nil)
+	out, err := exec.Command(testutil.Thumbforge(t), "serve", "--data", data, "--addr", testutil.FreeAddr(t)).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "in use by another thumbforge serve") ||
+		!strings.Contains(string(out), strconv.Itoa(first.Cmd.Process.Pid)) {
+		t.Fatalf("second serve: %v\n%s\nwant a refusal naming pid %d", err, out, first.Cmd.Process.Pid)
+	}
+	// Admin commands still work beside the server.
+	if _, errs, code := cli(t, "accounts", "list", "--data", data); code != 0 {
+		t.Fatalf("accounts list beside serve: %d %s", code, errs)
+	}
+	first.Cmd.Process.Signal(syscall.SIGKILL)
+	<-first.Done
+	again := testutil.StartServe(t, data, nil) // the kernel dropped the lock with the process
+	if again.Key != first.Key {
+		t.Fatalf("dev key changed across the restart")
+	}
 }

@@ -26,7 +26,6 @@ import (
 	"thumbforge/internal/policy"
 	"thumbforge/internal/titles"
 	"thumbforge/internal/training"
-	"thumbforge/internal/webhooks"
 )
 
 // App is a running thumbforge: main runs it and so do the end-to-end tests.
@@ -70,6 +69,13 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 
 func (a *App) build(ctx context.Context) error {
 	cfg := a.cfg
+	if cfg.Database == "" {
+		unlock, err := lockDataDir(cfg.DataDir)
+		if err != nil {
+			return err
+		}
+		a.closers = append(a.closers, unlock)
+	}
 	st, err := OpenStore(ctx, cfg)
 	if err != nil {
 		return err
@@ -149,12 +155,16 @@ func (a *App) build(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	atStep, err := crashHook() // ledger.go: the test-only crash knob
+	if err != nil {
+		return err
+	}
 	svc, err := core.NewService(core.ServiceConfig{
 		Store: st, Blobs: a.Blobs, Engine: engine, Swapper: swapper, Titler: titler,
 		Policy: pol, Images: loader, Prices: cfg.Prices, Timeouts: cfg.Timeouts, Logger: a.log,
 		Now: cfg.Now, OnCharge: a.Metrics.Charged, Encode: encodeOutput,
 		Jobs: queue, Training: &training.Reader{Loader: loader}, Faces: detector, Reserve: a.reserve,
-		Events: hooks,
+		Events: hooks, SettleGrace: cfg.SettleGrace, AtStep: atStep,
 	})
 	if err != nil {
 		return err
@@ -196,6 +206,11 @@ func (a *App) ready(ctx context.Context) error {
 // Start listens on ln (or cfg.Addr when ln is nil) and serves in the background, with
 // the periodic sweeps.
 func (a *App) Start(ln net.Listener) error {
+	// Holds left by a crash settle before any new work: at once on SQLite, where nothing
+	// else can be at work; past their deadlines on PostgreSQL (the periodic sweep).
+	if err := a.reconcile(context.Background(), a.exclusive()); err != nil {
+		a.log.Error("reconcile at start", "err", err)
+	}
 	if err := a.startJobs(context.Background()); err != nil {
 		if ln != nil {
 			ln.Close()
@@ -261,22 +276,6 @@ func (a *App) Close() error {
 	}
 	a.closers = nil
 	return errors.Join(errs...)
-}
-
-// Sweep deletes expired outputs and releases credit holds older than an hour (work lost to
-// a crash); it runs periodically and can be called directly.
-func (a *App) Sweep(ctx context.Context) error {
-	n, err := a.Service.SweepOutputs(ctx)
-	if n > 0 {
-		a.log.Info("swept expired outputs", "count", n)
-	}
-	released, rerr := a.Store.ReleaseStale(ctx, a.cfg.Now().Add(-time.Hour))
-	if released > 0 {
-		a.log.Warn("released stale credit holds", "count", released)
-	}
-	_, ierr := a.Store.SweepIdempotencyKeys(ctx, a.cfg.Now())
-	_, werr := a.Store.SweepWebhookDeliveries(ctx, a.cfg.Now().Add(-webhooks.DeliveriesKept))
-	return errors.Join(err, rerr, ierr, werr)
 }
 
 func (a *App) sweepLoop(ctx context.Context) {

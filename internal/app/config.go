@@ -37,8 +37,12 @@ type Config struct {
 	FetchTLS *tls.Config
 	Timeouts core.Timeouts
 	Prices   core.Prices
-	// SweepInterval is how often expired outputs and stale credit holds are cleaned up.
+	// SweepInterval is how often expired outputs are deleted and the credit holds of
+	// finished or lost work settled.
 	SweepInterval time.Duration
+	// SettleGrace is how long past its deadline a request (or a persona's creation) waits
+	// before the reconciler takes its process for dead; 0 means core.DefaultSettleGrace.
+	SettleGrace time.Duration
 	// LimitLeaseTTL is how long a crashed replica's in-flight slots stay taken (PostgreSQL only); 0 means 60 s.
 	LimitLeaseTTL time.Duration
 	// JobTimeout bounds one attempt of a training job; 0 means the queue's default.
@@ -108,7 +112,8 @@ func (c *Config) Validate() error {
 	if c.Blobs != "" && !strings.HasPrefix(c.Blobs, "s3://") {
 		errs = append(errs, fmt.Errorf("blobs %q: only s3:// URLs are supported (empty means files in the data dir)", c.Blobs))
 	}
-	for name, d := range map[string]time.Duration{"generation": c.Timeouts.Generation, "scoring": c.Timeouts.Scoring, "title": c.Timeouts.Title} {
+	for name, d := range map[string]time.Duration{"generation": c.Timeouts.Generation, "scoring": c.Timeouts.Scoring,
+		"title": c.Timeouts.Title, "input": c.Timeouts.Inputs} {
 		if d <= 0 {
 			errs = append(errs, fmt.Errorf("the %s timeout must be positive", name))
 		}
@@ -136,6 +141,9 @@ func (c *Config) Validate() error {
 	}
 	if err := c.Engine.Validate(registry.Kinds()); err != nil {
 		errs = append(errs, err)
+	}
+	if c.SettleGrace < 0 {
+		errs = append(errs, errors.New("the settle grace must not be negative"))
 	}
 	if c.SweepInterval <= 0 {
 		c.SweepInterval = 5 * time.Minute

@@ -84,7 +84,9 @@ func (a *App) startJobs(ctx context.Context) error {
 			return fmt.Errorf("resume training: %w", err)
 		}
 		for _, m := range models {
-			if m.Status == core.StatusProcessing {
+			// A record whose inputs were never all saved has no job to run: the
+			// reconciler fails it once its creation's deadline has passed.
+			if m.Status == core.StatusProcessing && !core.SourcePending(&m) {
 				if err := a.work.queue.EnqueueTraining(ctx, m.ID); err != nil {
 					return fmt.Errorf("resume training: %w", err)
 				}

@@ -48,7 +48,9 @@ type Reservation struct {
 	Amount    int64            `json:"amount"`
 	Operation string           `json:"operation"`
 	State     ReservationState `json:"state"`
-	CreatedAt time.Time        `json:"created_at"`
+	// Owner is the request or record the hold belongs to.
+	Owner     Owner     `json:"-"`
+	CreatedAt time.Time `json:"created_at"`
 }
 
 // InvoiceStatus is the payment state of a top-up invoice.

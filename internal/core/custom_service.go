@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"net/http"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -52,6 +51,19 @@ type TrainingSource struct {
 	ImageKeys []string `json:"image_keys,omitempty"`
 	// Refs are v2 inputs, fetched by the job.
 	Refs []SourceRef `json:"refs,omitempty"`
+	// Pending is true while the creating request stores the images: the keys above are
+	// where they go, not yet what exists. A record whose source is still pending past its
+	// creation's deadline was cut short by a crash (Service.Settlement).
+	Pending bool `json:"pending,omitempty"`
+}
+
+// SourcePending reports that a record's training images are not all saved yet.
+func SourcePending(m *CustomModel) bool {
+	if m.Source == "" {
+		return true
+	}
+	var src TrainingSource
+	return json.Unmarshal([]byte(m.Source), &src) != nil || src.Pending
 }
 
 // SourceRef is a v2 image input: an https URL, or the blob key where its data URL was saved.
@@ -105,170 +117,6 @@ func CheckCustomName(name string, strict bool) string {
 // diacritics aside).
 func IsReservedName(name string) bool {
 	return reservedKeys[bareKey(name)]
-}
-
-// CustomParams is a validated creation request: ZipURL (v1) or Images (v2).
-type CustomParams struct {
-	Mode   Mode
-	Name   string
-	ZipURL string
-	Images []ImageRef
-	// SpecialInstructions are set at creation (version 2); the API checked their rules.
-	SpecialInstructions string
-}
-
-// CreateCustom creates a persona or style and queues its training. A v1 zip is downloaded
-// and checked first (a *TrainingDataError when unusable); v2 images are fetched by the
-// job. The training price is held now, charged on completion, released on failure.
-func (s *Service) CreateCustom(ctx context.Context, p Principal, in CustomParams) (*CustomModel, error) {
-	if s.cfg.Jobs == nil {
-		return nil, E(CodeGenerationRejected, "Training is not available on this server.")
-	}
-	if msg := CheckCustomName(in.Name, in.ZipURL == ""); msg != "" {
-		return nil, Invalid([]Detail{{Field: "name", Message: msg}})
-	}
-	if IsReservedName(in.Name) {
-		return nil, &Error{Code: CodeNameReserved, Message: fmt.Sprintf("The name %q is reserved.", in.Name),
-			Details: []Detail{{Field: "name", Message: "reserved name"}}}
-	}
-	if err := s.checkText("special_instructions", in.SpecialInstructions); err != nil {
-		return nil, err
-	}
-	if err := s.freeName(ctx, p, in.Mode, in.Name); err != nil {
-		return nil, err
-	}
-	price, ok := s.cfg.Prices.Price(OpTraining)
-	if !ok {
-		return nil, Wrap(CodeInternal, errors.New("no price for training"), "The service is misconfigured.")
-	}
-	res, err := s.cfg.Store.Reserve(ctx, p.Account.ID, price, OpTraining)
-	switch {
-	case errors.Is(err, ErrInsufficient):
-		return nil, E(CodeInsufficientCredits, "The account's balance of credits cannot cover training (price %d).", price)
-	case errors.Is(err, ErrPaymentFailed):
-		return nil, E(CodeSmartBalanceFailed, "Automatic top-up is blocked by a failed or unpaid top-up invoice.")
-	case err != nil:
-		return nil, Wrap(CodeInternal, err, "Internal error.")
-	}
-	m := &CustomModel{ID: uuid.Must(uuid.NewV7()), AccountID: p.Account.ID, Mode: in.Mode, Name: in.Name,
-		Status: StatusProcessing, Stage: StageQueued, ReservationID: &res.ID, SpecialInstructions: in.SpecialInstructions}
-	src, err := s.saveSource(ctx, m, in)
-	if err == nil {
-		err = s.insertCustom(ctx, p, m, src)
-	}
-	if err != nil {
-		s.release(ctx, res.ID)
-		s.deleteKeys(ctx, sourceKeys(src))
-		if errors.Is(ctx.Err(), context.Canceled) {
-			return nil, Wrap(CodeCancelled, err, "The request was cancelled by the client.")
-		}
-		return nil, err
-	}
-	if err := s.cfg.Jobs.EnqueueTraining(ctx, m.ID); err != nil {
-		_ = s.FailTraining(context.WithoutCancel(ctx), m.ID, "Training could not be queued.")
-		return nil, Wrap(CodeInternal, err, "Internal error.")
-	}
-	return m, nil
-}
-
-// freeName fails with NAME_ALREADY_EXISTS when the account has a live record of that mode
-// and name, or of a look-alike name (NameKey). A failed one gives its name up: it is deleted.
-func (s *Service) freeName(ctx context.Context, p Principal, mode Mode, name string) error {
-	all, err := s.cfg.Store.ListCustomModels(ctx, p.Account.ID)
-	if err != nil {
-		return Wrap(CodeInternal, err, "Internal error.")
-	}
-	key := NameKey(name)
-	for _, m := range all {
-		if m.Mode != mode || NameKey(m.Name) != key {
-			continue
-		}
-		if m.Status != StatusFailed {
-			return &Error{Code: CodeNameAlreadyExists, Message: fmt.Sprintf("A %s named %q already exists.", mode, name),
-				Details: []Detail{{Field: "name", Message: "name already used"}}}
-		}
-		if _, err := s.deleteRecord(ctx, p, m.ID); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// saveSource stores what the job needs to find the training images after a restart.
-func (s *Service) saveSource(ctx context.Context, m *CustomModel, in CustomParams) (TrainingSource, error) {
-	var src TrainingSource
-	if in.ZipURL != "" {
-		src.ZipURL = in.ZipURL
-		err := s.readZip(ctx, in.Mode, in.ZipURL, func(i int, im TrainingImage) error {
-			ext, ctype := ".jpg", "image/jpeg"
-			if http.DetectContentType(im.Data) == "image/png" {
-				ext, ctype = ".png", "image/png"
-			}
-			key := fmt.Sprintf("custom/%s/train-%02d%s", m.ID, i, ext)
-			if err := s.cfg.Blobs.Put(ctx, key, im.Data, ctype); err != nil {
-				return Wrap(CodeInternal, err, "Internal error.")
-			}
-			src.ImageKeys = append(src.ImageKeys, key)
-			return nil
-		})
-		return src, err
-	}
-	for i, ref := range in.Images {
-		sr := SourceRef{Field: ref.Field, URL: ref.URL}
-		if ref.Data != "" {
-			sr.DataKey = fmt.Sprintf("custom/%s/input-%d.dataurl", m.ID, i)
-			if err := s.cfg.Blobs.Put(ctx, sr.DataKey, []byte(ref.Data), "text/plain"); err != nil {
-				return src, Wrap(CodeInternal, err, "Internal error.")
-			}
-		}
-		src.Refs = append(src.Refs, sr)
-	}
-	return src, nil
-}
-
-// readZip reads a v1 archive one image at a time, giving each to keep; a persona needs a
-// detectable face in at least one image (looked for until one is found).
-func (s *Service) readZip(ctx context.Context, mode Mode, url string, keep func(int, TrainingImage) error) error {
-	if s.cfg.Training == nil {
-		return E(CodeGenerationRejected, "Training from archives is not available on this server.")
-	}
-	max := MaxStyleImages
-	if mode == ModePersona {
-		max = MaxPersonaImages
-	}
-	face := mode != ModePersona || s.cfg.Faces == nil
-	n := 0
-	err := s.cfg.Training.ReadZip(ctx, url, max, func(im TrainingImage) error {
-		if !face {
-			face = len(s.cfg.Faces.Detect(im.Image)) > 0
-		}
-		n++
-		return keep(n-1, im)
-	})
-	switch {
-	case err != nil:
-		return err
-	case !face:
-		return &TrainingDataError{Reason: "no face could be detected in any image of the archive"}
-	}
-	return nil
-}
-
-func (s *Service) insertCustom(ctx context.Context, p Principal, m *CustomModel, src TrainingSource) error {
-	b, err := json.Marshal(src)
-	if err != nil {
-		return Wrap(CodeInternal, err, "Internal error.")
-	}
-	m.Source = string(b)
-	err = s.cfg.Store.CreateCustomModel(ctx, m)
-	switch {
-	case errors.Is(err, ErrConflict):
-		return &Error{Code: CodeNameAlreadyExists, Message: fmt.Sprintf("A %s named %q already exists.", m.Mode, m.Name),
-			Details: []Detail{{Field: "name", Message: "name already used"}}}
-	case err != nil:
-		return Wrap(CodeInternal, err, "Internal error.")
-	}
-	return nil
 }
 
 // GetCustom returns the account's record; malformed, unknown and foreign ids are NOT_FOUND.
@@ -333,8 +181,23 @@ func (s *Service) SetSpecialInstructions(ctx context.Context, p Principal, rawID
 	return m, nil
 }
 
-// RecordKeys lists every blob a record owns: training inputs, references, portrait and,
-// for a persona, its face crops.
+// CustomKey is the blob key of a record's file name: every blob of a record is under
+// custom/<id>/.
+func CustomKey(id uuid.UUID, name string) string { return fmt.Sprintf("custom/%s/%s", id, name) }
+
+// RefKey is where training stores the i-th v2 reference image of a record.
+func RefKey(id uuid.UUID, i int) string { return CustomKey(id, fmt.Sprintf("ref-%d.jpg", i)) }
+
+// FaceKey is where persona training stores the i-th face crop (best first).
+func FaceKey(id uuid.UUID, i int) string { return CustomKey(id, fmt.Sprintf("face-%02d.jpg", i)) }
+
+// PortraitKey is where style training stores its sample portrait.
+func PortraitKey(id uuid.UUID) string { return CustomKey(id, "portrait.jpg") }
+
+// RecordKeys lists every blob a record owns or may own: training inputs, references,
+// portrait and, for a persona, its face crops; with them, every key a training job could
+// have written before it failed (references, crops and portrait of as many images as the
+// source has), so that deleting a failed record leaves nothing behind.
 func RecordKeys(m *CustomModel) []string {
 	var src TrainingSource
 	_ = json.Unmarshal([]byte(m.Source), &src)
@@ -342,6 +205,22 @@ func RecordKeys(m *CustomModel) []string {
 	keys = append(keys, m.ReferenceKeys...)
 	if m.PortraitKey != "" {
 		keys = append(keys, m.PortraitKey)
+	}
+	if src.Pending && src.ZipURL != "" {
+		// A creation cut short while reading its zip: the images it may have stored.
+		for i := range MaxPersonaImages {
+			keys = append(keys, trainKey(m.ID, i, ".jpg"), trainKey(m.ID, i, ".png"))
+		}
+	}
+	for i := range src.Refs {
+		keys = append(keys, RefKey(m.ID, i))
+	}
+	if m.Mode == ModePersona {
+		for i := range len(src.ImageKeys) + len(src.Refs) {
+			keys = append(keys, FaceKey(m.ID, i))
+		}
+	} else {
+		keys = append(keys, PortraitKey(m.ID))
 	}
 	var pp PersonaParams
 	if m.Mode == ModePersona && json.Unmarshal([]byte(m.Params), &pp) == nil {

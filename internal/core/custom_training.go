@@ -33,8 +33,16 @@ func (s *Service) TrainingRecord(ctx context.Context, id uuid.UUID) (*CustomMode
 	if m.Status != StatusProcessing {
 		return m, ErrTrainingFinished
 	}
+	if SourcePending(m) {
+		// Its creation is still saving the inputs, or died doing so (the reconciler then
+		// fails the record): either way, a retry finds out.
+		return m, ErrSourcePending
+	}
 	return m, nil
 }
+
+// ErrSourcePending means a training job found its record's inputs not saved yet.
+var ErrSourcePending = errors.New("training images not saved yet")
 
 // TrainingStage records the stage and progress of a processing record. Progress never
 // moves backwards, so a retried job does not make a client's progress bar jump back.
@@ -50,17 +58,16 @@ func (s *Service) TrainingStage(ctx context.Context, id uuid.UUID, stage Stage, 
 	return err
 }
 
-// CompleteTraining marks the record completed and charges its reservation. The record's
-// state is checked in the transaction that completes it, so a job run twice completes
-// once; the charge is keyed by the reservation, which can only be charged once, so a run
-// that died between the two steps settles on its retry.
+// CompleteTraining marks the record completed and charges its hold, in one store
+// transaction (FinishTraining). The record's state is checked in that transaction, so a
+// job run twice completes and charges once; a failed record is ErrTrainingFinished.
 func (s *Service) CompleteTraining(ctx context.Context, id uuid.UUID, res TrainingResult) error {
-	m, err := s.cfg.Store.UpdateCustomModel(ctx, id, func(m *CustomModel) error {
-		if m.Status == StatusFailed {
-			return ErrTrainingFinished
-		}
+	m, charged, err := s.cfg.Store.FinishTraining(ctx, id, func(m *CustomModel) error {
 		if m.Status == StatusCompleted {
 			return errAlreadyCompleted
+		}
+		if m.Status != StatusProcessing {
+			return ErrTrainingFinished
 		}
 		now := s.cfg.Now()
 		m.Status, m.Stage, m.Progress = StatusCompleted, StageReady, 100
@@ -69,27 +76,18 @@ func (s *Service) CompleteTraining(ctx context.Context, id uuid.UUID, res Traini
 		return nil
 	})
 	if errors.Is(err, errAlreadyCompleted) {
+		// Completed and charged by a concurrent run; announced again all the same (a run
+		// that died before announcing): the event's id is the record's, so it is
+		// delivered once.
 		m, err = s.cfg.Store.CustomModelByID(ctx, id)
 	}
 	if err != nil {
 		return err
 	}
-	// Announced on a repeated completion too (a run that died before announcing): the
-	// event's id is the record's, so it is delivered once.
-	defer s.notify(ctx, customEvent(EventCustomCompleted, m))
-	if m.ReservationID == nil {
-		return nil
-	}
-	err = s.cfg.Store.Charge(ctx, *m.ReservationID)
-	switch {
-	case errors.Is(err, ErrConflict):
-		// Already charged by an earlier run, or released by the stale-hold sweep while the
-		// server was down: either way there is nothing left to settle.
-		return nil
-	case err != nil:
-		return err
-	}
-	if price, ok := s.cfg.Prices.Price(OpTraining); ok && s.cfg.OnCharge != nil {
+	s.Step(StepTrainingDone)
+	s.notify(ctx, customEvent(EventCustomCompleted, m))
+	if charged && s.cfg.OnCharge != nil {
+		price, _ := s.cfg.Prices.Price(OpTraining)
 		s.cfg.OnCharge(OpTraining, price)
 	}
 	return nil
@@ -97,11 +95,11 @@ func (s *Service) CompleteTraining(ctx context.Context, id uuid.UUID, res Traini
 
 var errAlreadyCompleted = errors.New("training already completed")
 
-// FailTraining marks a processing record failed with a public reason, releases its
-// reservation and deletes its blobs (a failed record is of no use). A finished record is
-// left alone.
+// FailTraining marks a processing record failed with a public reason and releases its
+// hold in the same transaction, then deletes its blobs (a failed record is of no use). A
+// finished record is left alone.
 func (s *Service) FailTraining(ctx context.Context, id uuid.UUID, reason string) error {
-	m, err := s.cfg.Store.UpdateCustomModel(ctx, id, func(m *CustomModel) error {
+	m, _, err := s.cfg.Store.FinishTraining(ctx, id, func(m *CustomModel) error {
 		if m.Status != StatusProcessing {
 			return ErrTrainingFinished
 		}
@@ -115,11 +113,6 @@ func (s *Service) FailTraining(ctx context.Context, id uuid.UUID, reason string)
 		return err
 	}
 	s.notify(ctx, customEvent(EventCustomFailed, m))
-	if m.ReservationID != nil {
-		if err := s.cfg.Store.Release(ctx, *m.ReservationID); err != nil {
-			return err
-		}
-	}
 	s.deleteKeys(ctx, RecordKeys(m))
 	return nil
 }

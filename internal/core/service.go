@@ -20,17 +20,26 @@ const OutputQuality = 88
 // OutputTTL is how long a generated image link works (SPEC: 24 hours).
 const OutputTTL = 24 * time.Hour
 
-// Timeouts are the per-stage deadlines.
+// Timeouts are the per-stage deadlines. A paid request's whole deadline is its stage's
+// plus Inputs (Budget); the reconciler derives when a request is presumed dead from it.
 type Timeouts struct {
 	Generation time.Duration
 	Scoring    time.Duration
 	Title      time.Duration
+	// Inputs bounds what a request does besides its stage: fetching and decoding its
+	// images and storing its output; for a persona or style, saving its training images.
+	Inputs time.Duration
 }
 
 // DefaultTimeouts are generous for the builtin engines and tight enough to free workers.
 func DefaultTimeouts() Timeouts {
-	return Timeouts{Generation: 60 * time.Second, Scoring: 10 * time.Second, Title: 30 * time.Second}
+	return Timeouts{Generation: 60 * time.Second, Scoring: 10 * time.Second, Title: 30 * time.Second, Inputs: 60 * time.Second}
 }
+
+// DefaultSettleGrace is how long past its deadline an open request (or a persona's
+// creation) waits before the reconciler takes its process for dead: room for the clocks
+// of replicas to differ and for the last transaction to commit.
+const DefaultSettleGrace = time.Minute
 
 // ServiceConfig wires the service to its parts.
 type ServiceConfig struct {
@@ -59,6 +68,12 @@ type ServiceConfig struct {
 	Reserve func(ctx context.Context, n int64) (release func(), err error)
 	// Events announces what accounts' webhooks are told of; nil announces nothing.
 	Events Events
+	// SettleGrace is added to a deadline before the reconciler presumes its owner dead
+	// (0: DefaultSettleGrace).
+	SettleGrace time.Duration
+	// AtStep, when set, is told each named step of paid work (Step*); tests use it to
+	// stop the process there. Nil in production.
+	AtStep func(step string)
 }
 
 // Validate reports a missing part.
@@ -90,8 +105,15 @@ func NewService(cfg ServiceConfig) (*Service, error) {
 	if cfg.Prices == nil {
 		cfg.Prices = DefaultPrices()
 	}
+	def := DefaultTimeouts()
 	if cfg.Timeouts == (Timeouts{}) {
-		cfg.Timeouts = DefaultTimeouts()
+		cfg.Timeouts = def
+	}
+	if cfg.Timeouts.Inputs <= 0 {
+		cfg.Timeouts.Inputs = def.Inputs
+	}
+	if cfg.SettleGrace <= 0 {
+		cfg.SettleGrace = DefaultSettleGrace
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -116,118 +138,6 @@ func (s *Service) Blobs() Blobs { return s.cfg.Blobs }
 // Now returns the service clock's time.
 func (s *Service) Now() time.Time { return s.cfg.Now() }
 
-// paid runs work for op under a credit reservation: charged on success, released on any
-// failure (including cancellation and timeouts).
-func (s *Service) paid(ctx context.Context, p Principal, op string, work func(context.Context) error) error {
-	price, ok := s.cfg.Prices.Price(op)
-	if !ok {
-		return Wrap(CodeInternal, fmt.Errorf("no price for %q", op), "The service is misconfigured.")
-	}
-	ctx = withOperation(ctx, op)
-	res, err := s.cfg.Store.Reserve(ctx, p.Account.ID, price, op)
-	switch {
-	case errors.Is(err, ErrInsufficient):
-		return E(CodeInsufficientCredits, "The account's balance of credits cannot cover this request (price %d).", price)
-	case errors.Is(err, ErrPaymentFailed):
-		return E(CodeSmartBalanceFailed, "Automatic top-up is blocked by a failed or unpaid top-up invoice.")
-	case err != nil:
-		return Wrap(CodeInternal, err, "Internal error.")
-	}
-	if err := work(ctx); err != nil {
-		s.release(ctx, res.ID)
-		return s.stageError(ctx, err)
-	}
-	if err := s.cfg.Store.Charge(context.WithoutCancel(ctx), res.ID); err != nil {
-		s.release(ctx, res.ID)
-		return Wrap(CodeInternal, err, "Internal error.")
-	}
-	if s.cfg.OnCharge != nil {
-		s.cfg.OnCharge(op, price)
-	}
-	return nil
-}
-
-func (s *Service) release(ctx context.Context, id uuid.UUID) {
-	if err := s.cfg.Store.Release(context.WithoutCancel(ctx), id); err != nil {
-		s.cfg.Logger.ErrorContext(ctx, "release reservation", "reservation", id, "err", err)
-	}
-}
-
-// stageError turns a failure of paid work into its public error: the client going away is
-// CANCELLED; a stage deadline keeps its stage's code; the rest keep their public code or
-// become GENERATION_FAILED.
-func (s *Service) stageError(ctx context.Context, err error) error {
-	if ctx.Err() != nil && errors.Is(ctx.Err(), context.Canceled) {
-		return Wrap(CodeCancelled, err, "The request was cancelled by the client.")
-	}
-	if e := AsError(err); e != nil {
-		return e
-	}
-	var st *stageTimeout
-	if errors.As(err, &st) {
-		return Wrap(st.code, err, "%s", st.msg)
-	}
-	return Wrap(CodeGenerationFailed, err, "Generation failed.")
-}
-
-// stageTimeout marks a stage deadline that expired.
-type stageTimeout struct {
-	code Code
-	msg  string
-	err  error
-}
-
-func (t *stageTimeout) Error() string { return t.msg + ": " + t.err.Error() }
-func (t *stageTimeout) Unwrap() error { return t.err }
-
-// withStage runs fn under the stage deadline d; its expiry becomes code.
-func withStage[T any](ctx context.Context, d time.Duration, code Code, msg string, fn func(context.Context) (T, error)) (T, error) {
-	sctx, cancel := context.WithTimeout(ctx, d)
-	defer cancel()
-	v, err := fn(sctx)
-	if err != nil && ctx.Err() == nil && sctx.Err() == context.DeadlineExceeded {
-		var zero T
-		if e := AsError(err); e != nil && e.Code != CodeInternal && e.Code != CodeGenerationFailed {
-			return zero, err
-		}
-		return zero, &stageTimeout{code: code, msg: msg, err: err}
-	}
-	return v, err
-}
-
-// generate runs render under the generation deadline and stores its image as an output,
-// returning the output's signed URL.
-func (s *Service) generate(ctx context.Context, p Principal, f Format, render func(context.Context) (image.Image, error)) (string, error) {
-	release := func() {}
-	defer func() { release() }() // held through the encode too: the frame lives until then
-	img, err := withStage(ctx, s.cfg.Timeouts.Generation, CodeGenerationTimeout, "Generation timed out.",
-		func(ctx context.Context) (image.Image, error) {
-			if s.cfg.Reserve != nil {
-				r, err := s.cfg.Reserve(ctx, RenderMemory(f))
-				if err != nil {
-					return nil, err
-				}
-				release = r
-			}
-			return render(ctx)
-		})
-	if err != nil {
-		return "", err
-	}
-	return s.storeOutput(ctx, p, img)
-}
-
-// RenderMemory is what one render of format f is counted to hold at its peak: six frames
-// of the output's size (the builtin engine allocates at most 4.5 for mdl_4_5, candidates and
-// scoring included); without a format, a 1920x1080 frame (v1 edits keep the input's aspect).
-func RenderMemory(f Format) int64 {
-	w, h, ok := f.Size()
-	if !ok {
-		w, h = 1920, 1080
-	}
-	return 6 * 4 * int64(w) * int64(h)
-}
-
 // storeOutput encodes img as JPEG, stores it as an output and returns its signed URL.
 func (s *Service) storeOutput(ctx context.Context, p Principal, img image.Image) (string, error) {
 	var buf bytes.Buffer
@@ -248,31 +158,82 @@ func (s *Service) storeOutput(ctx context.Context, p Principal, img image.Image)
 	if err := s.cfg.Store.RecordOutput(ctx, rec); err != nil {
 		return "", fmt.Errorf("record output: %w", err)
 	}
+	s.Step(StepOutputRecorded)
 	if err := s.cfg.Blobs.Put(ctx, key, buf.Bytes(), "image/jpeg"); err != nil {
-		if derr := s.cfg.Store.DeleteOutput(context.WithoutCancel(ctx), key); derr != nil {
-			s.cfg.Logger.ErrorContext(ctx, "forget output", "key", key, "err", derr)
-		}
+		s.forgetOutput(context.WithoutCancel(ctx), rec)
 		return "", fmt.Errorf("store output: %w", err)
 	}
+	s.Step(StepOutputStored)
 	return s.cfg.Blobs.URL(ctx, key, expires)
 }
 
-// SweepOutputs deletes outputs whose links expired; it returns how many it deleted.
-func (s *Service) SweepOutputs(ctx context.Context) (int, error) {
-	n := 0
-	for {
-		keys, err := s.cfg.Store.ExpiredOutputs(ctx, s.cfg.Now(), 500)
-		if err != nil || len(keys) == 0 {
-			return n, err
+// forgetOutput undoes an output whose Put failed. A Put can fail after the object was
+// written (a timeout on the answer), so the blob is deleted too; the row goes only once
+// the blob is surely gone, and otherwise stays, expired, for the sweep to retry.
+func (s *Service) forgetOutput(ctx context.Context, rec Output) {
+	if err := s.cfg.Blobs.Delete(ctx, rec.Key); err != nil && !errors.Is(err, ErrNotFound) {
+		s.cfg.Logger.WarnContext(ctx, "delete failed output: left for the sweep", "key", rec.Key, "err", err)
+		rec.ExpiresAt = s.cfg.Now()
+		if err := s.cfg.Store.RecordOutput(ctx, rec); err != nil {
+			s.cfg.Logger.ErrorContext(ctx, "expire failed output", "key", rec.Key, "err", err)
 		}
+		return
+	}
+	if err := s.cfg.Store.DeleteOutput(ctx, rec.Key); err != nil {
+		s.cfg.Logger.ErrorContext(ctx, "forget output", "key", rec.Key, "err", err)
+	}
+}
+
+// SweepResult is what one output sweep did.
+type SweepResult struct {
+	Deleted int
+	// Failed are the expired outputs whose blob or row could not be deleted: skipped, and
+	// tried again by the next sweep.
+	Failed []string
+}
+
+// SweepOutputs deletes outputs whose links expired. An output it cannot delete is logged,
+// counted and skipped, so that every later expiry is still swept; it stays recorded, and
+// the next sweep tries again. The error is the first failure, if any.
+func (s *Service) SweepOutputs(ctx context.Context) (SweepResult, error) {
+	var res SweepResult
+	var first error
+	skip := map[string]bool{}
+	for {
+		// Ask for as many more as were skipped, so a batch always has new keys if any exist.
+		keys, err := s.cfg.Store.ExpiredOutputs(ctx, s.cfg.Now(), sweepBatch+len(skip))
+		if err != nil {
+			return res, errors.Join(first, err)
+		}
+		fresh := 0
 		for _, k := range keys {
-			if err := s.cfg.Blobs.Delete(ctx, k); err != nil && !errors.Is(err, ErrNotFound) {
-				return n, err
+			if skip[k] {
+				continue
 			}
-			if err := s.cfg.Store.DeleteOutput(ctx, k); err != nil {
-				return n, err
+			fresh++
+			err := s.cfg.Blobs.Delete(ctx, k)
+			if err == nil || errors.Is(err, ErrNotFound) {
+				err = s.cfg.Store.DeleteOutput(ctx, k)
 			}
-			n++
+			if err != nil {
+				if ctx.Err() != nil {
+					return res, errors.Join(first, ctx.Err())
+				}
+				s.cfg.Logger.WarnContext(ctx, "sweep: expired output not deleted, retried next sweep", "key", k, "err", err)
+				skip[k] = true
+				res.Failed = append(res.Failed, k)
+				if first == nil {
+					first = fmt.Errorf("sweep %s: %w", k, err)
+				}
+				continue
+			}
+			res.Deleted++
+		}
+		if fresh == 0 {
+			return res, first
 		}
 	}
 }
+
+// sweepBatch is how many expired outputs one read of the sweep takes.
+const sweepBatch = 500

@@ -39,18 +39,17 @@ type Keys interface {
 type Credits interface {
 	// Grant adds amount (> 0) credits and returns the new balance.
 	Grant(ctx context.Context, account uuid.UUID, amount int64, ref string) (int64, error)
-	// Reserve holds amount credits for op. When the balance is short and the account has
-	// an automatic top-up that covers the shortfall, it opens an invoice, grants the top-up
-	// and holds, all at once. It fails with ErrInsufficient, or ErrPaymentFailed when an
-	// open or failed invoice blocks the top-up.
-	Reserve(ctx context.Context, account uuid.UUID, amount int64, op string) (*Reservation, error)
+	// Reserve holds amount credits for op on behalf of owner. When the balance is short and
+	// the account has an automatic top-up that covers the shortfall, it opens an invoice,
+	// grants the top-up and holds, all at once. It fails with ErrInsufficient, or
+	// ErrPaymentFailed when an open or failed invoice blocks the top-up. Paid work holds
+	// through BeginRequest and CreateTraining, which store the owner in the same
+	// transaction; a hold whose owner does not exist is released by the reconciler.
+	Reserve(ctx context.Context, account uuid.UUID, amount int64, op string, owner Owner) (*Reservation, error)
 	// Charge keeps a held reservation: the work succeeded. Charging twice is an error.
 	Charge(ctx context.Context, id uuid.UUID) error
 	// Release gives a held reservation back. Releasing a finished one does nothing.
 	Release(ctx context.Context, id uuid.UUID) error
-	// ReleaseStale releases request holds created before cutoff (work lost to a crash);
-	// training holds are ended by their job, never by the sweep.
-	ReleaseStale(ctx context.Context, cutoff time.Time) (int, error)
 	Ledger(ctx context.Context, account uuid.UUID, limit int) ([]LedgerEntry, error)
 	Invoices(ctx context.Context, account uuid.UUID) ([]Invoice, error)
 	// SettleInvoice marks an open invoice paid or failed.
@@ -85,13 +84,23 @@ type Outputs interface {
 type CustomModels interface {
 	// CreateCustomModel fails with ErrConflict when the account has one of that mode and name.
 	CreateCustomModel(ctx context.Context, m *CustomModel) error
+	// CreateTraining stores m as a new processing record and holds price credits for its
+	// training, owned by the record, in one transaction (the errors of CreateCustomModel
+	// and Reserve); it sets m.ReservationID. No hold ever exists without its record.
+	CreateTraining(ctx context.Context, m *CustomModel, price int64) error
 	// GetCustomModel returns the account's record, or ErrNotFound (also for others' records).
 	GetCustomModel(ctx context.Context, account, id uuid.UUID) (*CustomModel, error)
 	// CustomModelByID returns a record whoever owns it; for background jobs.
 	CustomModelByID(ctx context.Context, id uuid.UUID) (*CustomModel, error)
 	ListCustomModels(ctx context.Context, account uuid.UUID) ([]CustomModel, error)
-	// UpdateCustomModel loads, lets fn change, and saves the record in one transaction.
+	// UpdateCustomModel loads, lets fn change, and saves the record in one transaction. An
+	// update that ends a processing record settles its hold in the same transaction, as
+	// FinishTraining does.
 	UpdateCustomModel(ctx context.Context, id uuid.UUID, fn func(*CustomModel) error) (*CustomModel, error)
+	// FinishTraining lets fn end a processing record (completed or failed) and, in the same
+	// transaction, charges its hold (completed) or releases it (failed). charged reports
+	// that this call charged the hold.
+	FinishTraining(ctx context.Context, id uuid.UUID, fn func(*CustomModel) error) (m *CustomModel, charged bool, err error)
 	// DeleteCustomModel deletes the account's record; ErrProcessing while it trains.
 	DeleteCustomModel(ctx context.Context, account, id uuid.UUID) (*CustomModel, error)
 }
@@ -105,6 +114,8 @@ type Store interface {
 	AdminTokens
 	Outputs
 	CustomModels
+	Requests
+	Holds
 	Listings
 	Idempotency
 	Webhooks

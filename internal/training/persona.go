@@ -3,7 +3,6 @@ package training
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"image"
 	"math"
 	"sort"
@@ -38,7 +37,7 @@ func (t *Trainer) persona(ctx context.Context, m *core.CustomModel, found []face
 	var pp core.PersonaParams
 	blobs := t.cfg.Service.Blobs()
 	for i, c := range found {
-		key := fmt.Sprintf("custom/%s/face-%02d.jpg", m.ID, i)
+		key := core.FaceKey(m.ID, i)
 		if err := putJPEG(ctx, blobs, key, c.img); err != nil {
 			return err
 		}

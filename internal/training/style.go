@@ -35,7 +35,7 @@ func (t *Trainer) style(ctx context.Context, m *core.CustomModel, sp core.StyleP
 	if err != nil {
 		return fmt.Errorf("render style portrait: %w", err)
 	}
-	key := fmt.Sprintf("custom/%s/portrait.jpg", m.ID)
+	key := core.PortraitKey(m.ID)
 	if err := putJPEG(ctx, t.cfg.Service.Blobs(), key, portrait); err != nil {
 		return err
 	}

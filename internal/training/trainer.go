@@ -81,6 +81,7 @@ func (t *Trainer) Train(ctx context.Context, id uuid.UUID, lastAttempt bool) err
 	}
 	res, err := t.train(ctx, m)
 	if err == nil {
+		svc.Step(core.StepTrainingStored)
 		err = svc.CompleteTraining(ctx, id, res)
 	}
 	var p *permanent
@@ -123,6 +124,7 @@ func (t *Trainer) train(ctx context.Context, m *core.CustomModel) (core.Training
 	if err != nil {
 		return res, err
 	}
+	t.cfg.Service.Step(core.StepTrainingLoaded)
 	if m.Mode == core.ModePersona {
 		err = t.persona(ctx, m, crops, &res)
 	} else {
@@ -182,7 +184,7 @@ func (t *Trainer) each(ctx context.Context, m *core.CustomModel, fn func(int, im
 		err := one(i, func(ctx context.Context) (image.Image, string, error) {
 			data, err := blobs.Get(ctx, key)
 			if err != nil {
-				return nil, "", fmt.Errorf("read training image: %w", err)
+				return nil, "", lostInput(err, "read training image")
 			}
 			img, err := t.cfg.Images.Decode(ctx, data, "training_data")
 			return img, key, decodeFailure(err, "A training image could not be read.")
@@ -197,7 +199,7 @@ func (t *Trainer) each(ctx context.Context, m *core.CustomModel, fn func(int, im
 			if r.DataKey != "" {
 				data, err := blobs.Get(ctx, r.DataKey)
 				if err != nil {
-					return nil, "", fmt.Errorf("read saved input: %w", err)
+					return nil, "", lostInput(err, "read saved input")
 				}
 				ref.Data = string(data)
 			}
@@ -208,7 +210,7 @@ func (t *Trainer) each(ctx context.Context, m *core.CustomModel, fn func(int, im
 				}
 				return nil, "", err
 			}
-			key := fmt.Sprintf("custom/%s/ref-%d.jpg", m.ID, i)
+			key := core.RefKey(m.ID, i)
 			return img, key, putJPEG(ctx, blobs, key, shrink(img, 1280))
 		})
 		if err != nil {
@@ -225,6 +227,15 @@ func decodeFailure(err error, reason string) error {
 		return &permanent{reason: reason, err: err}
 	}
 	return err
+}
+
+// lostInput classifies a failed read of a saved input: gone for good (a permanent failure)
+// or a passing store error, retried.
+func lostInput(err error, what string) error {
+	if errors.Is(err, core.ErrNotFound) {
+		return &permanent{reason: "The training images were lost.", err: err}
+	}
+	return fmt.Errorf("%s: %w", what, err)
 }
 
 // putJPEG encodes img and stores it under key.

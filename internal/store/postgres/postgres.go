@@ -70,6 +70,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	}
 	d := sqlstore.Dialect{
 		ForUpdate:    " FOR UPDATE",
+		SkipLocked:   " FOR UPDATE SKIP LOCKED",
 		Time:         func(t time.Time) any { return t },
 		IsUnique:     hasCode("23505"),
 		IsForeignKey: hasCode("23503"),

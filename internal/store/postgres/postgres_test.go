@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"database/sql"
 	"strings"
 	"testing"
 	"time"
@@ -105,4 +106,17 @@ func TestOpenHidesDSN(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), "s3cret") {
 		t.Fatalf("Open error %v: want an error without the password", err)
 	}
+}
+
+// TestOwnerBackfill: holds from before owners were recorded get theirs on upgrade.
+func TestOwnerBackfill(t *testing.T) {
+	dsn := schemaDSN(t)
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	storetest.RunOwnerBackfill(t, db, "migrations", nil, func(v time.Time) any { return v }, func() core.Store {
+		return open(t, dsn, nil)
+	})
 }

@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
 	"testing"
 	"time"
@@ -36,4 +37,22 @@ func TestOpenRejectsBadPath(t *testing.T) {
 			t.Errorf("Open(%q) succeeded", p)
 		}
 	}
+}
+
+// TestOwnerBackfill: holds from before owners were recorded get theirs on upgrade.
+func TestOwnerBackfill(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "thumbforge.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	storetest.RunOwnerBackfill(t, db, "migrations", nil, func(v time.Time) any { return v.UnixMicro() }, func() core.Store {
+		s, err := sqlite.Open(context.Background(), path, sqlite.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
 }

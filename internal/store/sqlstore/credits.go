@@ -41,9 +41,24 @@ func (s *Store) Grant(ctx context.Context, account uuid.UUID, amount int64, ref 
 	return balance, err
 }
 
-// Reserve holds amount credits for op, topping the account up first when its smart
-// balance allows (see core.Credits).
-func (s *Store) Reserve(ctx context.Context, account uuid.UUID, amount int64, op string) (*core.Reservation, error) {
+// Reserve holds amount credits for op on behalf of owner, topping the account up first
+// when its smart balance allows (see core.Credits).
+func (s *Store) Reserve(ctx context.Context, account uuid.UUID, amount int64, op string, owner core.Owner) (*core.Reservation, error) {
+	var r *core.Reservation
+	err := s.inTx(ctx, "reserve", func(tx querier) error {
+		var err error
+		r, err = s.reserve(ctx, tx, account, amount, op, owner)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// reserve holds credits inside the caller's transaction, so that the owner can be stored
+// in the same one.
+func (s *Store) reserve(ctx context.Context, tx querier, account uuid.UUID, amount int64, op string, owner core.Owner) (*core.Reservation, error) {
 	if amount < 0 {
 		return nil, core.E(core.CodeInvalidAmount, "The amount cannot be negative.")
 	}
@@ -52,41 +67,43 @@ func (s *Store) Reserve(ctx context.Context, account uuid.UUID, amount int64, op
 		return nil, err
 	}
 	r := &core.Reservation{ID: id, AccountID: account, Amount: amount, Operation: op,
-		State: core.ReservationHeld, CreatedAt: s.clock()}
-	err = s.inTx(ctx, "reserve", func(tx querier) error {
-		// Locking the account row serialises reservations of one account (PostgreSQL),
-		// so two of them cannot both open a top-up invoice.
-		var balance, topup int64
-		err := tx.QueryRowContext(ctx, `SELECT balance, topup_amount FROM accounts WHERE id = $1`+s.d.ForUpdate,
-			account).Scan(&balance, &topup)
-		if err != nil {
-			return s.fail("reserve", err)
-		}
-		if balance < amount {
-			if err := s.topUp(ctx, tx, account, balance, topup, amount, r.CreatedAt); err != nil {
-				return err
-			}
-		}
-		// The conditional update is the guarantee: it never takes a balance below zero.
-		res, err := tx.ExecContext(ctx, `UPDATE accounts SET balance = balance - $1 WHERE id = $2 AND balance >= $1`,
-			amount, account)
-		if err != nil {
-			return s.fail("reserve", err)
-		}
-		if n, err := res.RowsAffected(); err != nil || n != 1 {
-			return fmt.Errorf("reserve: %w", core.ErrInsufficient)
-		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO reservations (id, account_id, amount, operation, state, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6)`, r.ID, account, amount, op, r.State, s.t(r.CreatedAt))
-		if err != nil {
-			return s.fail("reserve", err)
-		}
-		return s.addLedger(ctx, tx, account, core.LedgerReserve, -amount, amount, r.ID.String(), op, r.CreatedAt)
-	})
+		State: core.ReservationHeld, Owner: owner, CreatedAt: s.clock()}
+	// Locking the account row serialises reservations of one account (PostgreSQL), so two
+	// of them cannot both open a top-up invoice.
+	var balance, topup int64
+	err = tx.QueryRowContext(ctx, `SELECT balance, topup_amount FROM accounts WHERE id = $1`+s.d.ForUpdate,
+		account).Scan(&balance, &topup)
 	if err != nil {
+		return nil, s.fail("reserve", err)
+	}
+	if balance < amount {
+		if err := s.topUp(ctx, tx, account, balance, topup, amount, r.CreatedAt); err != nil {
+			return nil, err
+		}
+	}
+	// The conditional update is the guarantee: it never takes a balance below zero.
+	res, err := tx.ExecContext(ctx, `UPDATE accounts SET balance = balance - $1 WHERE id = $2 AND balance >= $1`,
+		amount, account)
+	if err != nil {
+		return nil, s.fail("reserve", err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		return nil, fmt.Errorf("reserve: %w", core.ErrInsufficient)
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO reservations (id, account_id, amount, operation, state, owner_kind, owner_id, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, r.ID, account, amount, op, r.State, owner.Kind, ownerID(owner), s.t(r.CreatedAt))
+	if err != nil {
+		return nil, s.fail("reserve", err)
+	}
+	if err := s.addLedger(ctx, tx, account, core.LedgerReserve, -amount, amount, r.ID.String(), op, r.CreatedAt); err != nil {
 		return nil, err
 	}
 	return r, nil
+}
+
+// ownerID is the stored form of an owner's id: NULL for a hold without an owner.
+func ownerID(o core.Owner) uuid.NullUUID {
+	return uuid.NullUUID{UUID: o.ID, Valid: o.Kind != ""}
 }
 
 // topUp applies the smart balance when balance cannot cover amount: an open invoice and
@@ -124,24 +141,37 @@ func (s *Store) topUp(ctx context.Context, tx querier, account uuid.UUID, balanc
 
 // Charge keeps a held reservation. Charging one that is not held is ErrConflict.
 func (s *Store) Charge(ctx context.Context, id uuid.UUID) error {
-	return s.inTx(ctx, "charge", func(tx querier) error {
-		var account uuid.UUID
-		var amount int64
-		var op string
-		err := tx.QueryRowContext(ctx, `UPDATE reservations SET state = $1 WHERE id = $2 AND state = $3
-			RETURNING account_id, amount, operation`, core.ReservationCharged, id, core.ReservationHeld).Scan(&account, &amount, &op)
-		if errors.Is(err, sql.ErrNoRows) {
-			state, err := s.reservationState(ctx, tx, id)
-			if err != nil {
-				return err
-			}
-			return fmt.Errorf("charge: reservation is %s: %w", state, core.ErrConflict)
-		}
+	return s.inTx(ctx, "charge", func(tx querier) error { return s.charge(ctx, tx, id) })
+}
+
+// charge keeps a held reservation inside the caller's transaction.
+func (s *Store) charge(ctx context.Context, tx querier, id uuid.UUID) error {
+	r, err := s.endHold(ctx, tx, id, core.ReservationCharged)
+	if err != nil {
+		return err
+	}
+	if r == nil {
+		state, err := s.reservationState(ctx, tx, id)
 		if err != nil {
-			return s.fail("charge", err)
+			return err
 		}
-		return s.addLedger(ctx, tx, account, core.LedgerCharge, 0, amount, id.String(), op, s.clock())
-	})
+		return fmt.Errorf("charge: reservation is %s: %w", state, core.ErrConflict)
+	}
+	return s.addLedger(ctx, tx, r.AccountID, core.LedgerCharge, 0, r.Amount, id.String(), r.Operation, s.clock())
+}
+
+// endHold moves a held reservation to state and returns it, or nil when it was not held.
+func (s *Store) endHold(ctx context.Context, tx querier, id uuid.UUID, state core.ReservationState) (*core.Reservation, error) {
+	r := core.Reservation{ID: id, State: state}
+	err := tx.QueryRowContext(ctx, `UPDATE reservations SET state = $1 WHERE id = $2 AND state = $3
+		RETURNING account_id, amount, operation`, state, id, core.ReservationHeld).Scan(&r.AccountID, &r.Amount, &r.Operation)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, s.fail("settle reservation", err)
+	}
+	return &r, nil
 }
 
 func (s *Store) reservationState(ctx context.Context, q querier, id uuid.UUID) (core.ReservationState, error) {
@@ -152,68 +182,27 @@ func (s *Store) reservationState(ctx context.Context, q querier, id uuid.UUID) (
 
 // Release gives a held reservation back; on a charged or released one it does nothing.
 func (s *Store) Release(ctx context.Context, id uuid.UUID) error {
-	_, err := s.release(ctx, id)
-	return err
-}
-
-// release reports whether it gave credits back.
-func (s *Store) release(ctx context.Context, id uuid.UUID) (bool, error) {
-	released := false
-	err := s.inTx(ctx, "release", func(tx querier) error {
-		var account uuid.UUID
-		var amount int64
-		var op string
-		err := tx.QueryRowContext(ctx, `UPDATE reservations SET state = $1 WHERE id = $2 AND state = $3
-			RETURNING account_id, amount, operation`, core.ReservationReleased, id, core.ReservationHeld).Scan(&account, &amount, &op)
-		if errors.Is(err, sql.ErrNoRows) {
-			_, err := s.reservationState(ctx, tx, id) // ErrNotFound, or already finished
-			return err
-		}
-		if err != nil {
-			return s.fail("release", err)
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE accounts SET balance = balance + $1 WHERE id = $2`, amount, account); err != nil {
-			return s.fail("release", err)
-		}
-		released = true
-		return s.addLedger(ctx, tx, account, core.LedgerRelease, amount, amount, id.String(), op, s.clock())
+	return s.inTx(ctx, "release", func(tx querier) error {
+		_, err := s.release(ctx, tx, id)
+		return err
 	})
-	return released && err == nil, err
 }
 
-// ReleaseStale releases request holds created before cutoff, each in its own transaction
-// so a long sweep never holds many locks at once. Training holds are left alone: they live
-// as long as their job, which ends them itself.
-func (s *Store) ReleaseStale(ctx context.Context, cutoff time.Time) (int, error) {
-	rows, err := s.pool().QueryContext(ctx, `SELECT id FROM reservations WHERE state = $1 AND created_at < $2 AND operation <> $3 ORDER BY created_at`,
-		core.ReservationHeld, s.t(cutoff), core.OpTraining)
+// release gives a held reservation back inside the caller's transaction and reports
+// whether it did; a finished one is left alone, an unknown one is ErrNotFound.
+func (s *Store) release(ctx context.Context, tx querier, id uuid.UUID) (bool, error) {
+	r, err := s.endHold(ctx, tx, id, core.ReservationReleased)
 	if err != nil {
-		return 0, s.fail("release stale", err)
+		return false, err
 	}
-	var ids []uuid.UUID
-	for rows.Next() {
-		var id uuid.UUID
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return 0, s.fail("release stale", err)
-		}
-		ids = append(ids, id)
+	if r == nil {
+		_, err := s.reservationState(ctx, tx, id) // ErrNotFound, or already finished
+		return false, err
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return 0, s.fail("release stale", err)
+	if _, err := tx.ExecContext(ctx, `UPDATE accounts SET balance = balance + $1 WHERE id = $2`, r.Amount, r.AccountID); err != nil {
+		return false, s.fail("release", err)
 	}
-	n := 0
-	for _, id := range ids {
-		ok, err := s.release(ctx, id)
-		if err != nil {
-			return n, err
-		}
-		if ok {
-			n++
-		}
-	}
-	return n, nil
+	return true, s.addLedger(ctx, tx, r.AccountID, core.LedgerRelease, r.Amount, r.Amount, id.String(), r.Operation, s.clock())
 }
 
 // Ledger returns the account's latest movements, newest first (limit <= 0: 100).

@@ -59,6 +59,30 @@ func (s *Store) customArgs(m *core.CustomModel) ([]any, error) {
 // is processing and an empty Stage queued. A duplicate (account, mode, name), or a
 // look-alike of one (core.NameKey), is ErrConflict.
 func (s *Store) CreateCustomModel(ctx context.Context, m *core.CustomModel) error {
+	return s.insertCustom(ctx, s.pool(), m)
+}
+
+// CreateTraining stores a processing record and holds price credits for its training,
+// owned by the record, in one transaction.
+func (s *Store) CreateTraining(ctx context.Context, m *core.CustomModel, price int64) error {
+	m.Status, m.Stage = core.StatusProcessing, core.StageQueued
+	id, err := newID(m.ID)
+	if err != nil {
+		return err
+	}
+	m.ID = id
+	return s.inTx(ctx, "create training", func(tx querier) error {
+		res, err := s.reserve(ctx, tx, m.AccountID, price, core.OpTraining, core.Owner{Kind: core.OwnerCustomModel, ID: m.ID})
+		if err != nil {
+			return err
+		}
+		m.ReservationID = &res.ID
+		return s.insertCustom(ctx, tx, m)
+	})
+}
+
+// insertCustom inserts m through q (the pool or a transaction).
+func (s *Store) insertCustom(ctx context.Context, q querier, m *core.CustomModel) error {
 	if m.Mode != core.ModePersona && m.Mode != core.ModeStyle {
 		return core.E(core.CodeValidation, "Unknown custom model mode %q.", m.Mode)
 	}
@@ -78,7 +102,7 @@ func (s *Store) CreateCustomModel(ctx context.Context, m *core.CustomModel) erro
 		return err
 	}
 	args = append([]any{m.ID, m.AccountID, s.t(m.CreatedAt)}, args...)
-	_, err = s.pool().ExecContext(ctx, `INSERT INTO custom_models (`+customCols+`, name_key)
+	_, err = q.ExecContext(ctx, `INSERT INTO custom_models (`+customCols+`, name_key)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`, append(args, core.NameKey(m.Name))...)
 	return s.fail("create custom model", err)
 }
@@ -96,14 +120,12 @@ func (s *Store) GetCustomModel(ctx context.Context, account, id uuid.UUID) (*cor
 
 // CustomModelByID returns a record whoever owns it, for background jobs.
 func (s *Store) CustomModelByID(ctx context.Context, id uuid.UUID) (*core.CustomModel, error) {
-	return s.customByID(ctx, s.db, id, false)
+	return s.customByID(ctx, s.db, id, "")
 }
 
-func (s *Store) customByID(ctx context.Context, q querier, id uuid.UUID, lock bool) (*core.CustomModel, error) {
-	query := `SELECT ` + customCols + ` FROM custom_models WHERE id = $1`
-	if lock {
-		query += s.d.ForUpdate
-	}
+// customByID reads a record; lock is appended to the query (a dialect's locking clause).
+func (s *Store) customByID(ctx context.Context, q querier, id uuid.UUID, lock string) (*core.CustomModel, error) {
+	query := `SELECT ` + customCols + ` FROM custom_models WHERE id = $1` + lock
 	var m core.CustomModel
 	if err := scanCustom(q.QueryRowContext(ctx, query, id), &m); err != nil {
 		return nil, s.fail("get custom model", err)
@@ -138,10 +160,19 @@ func (s *Store) scanCustoms(rows *sql.Rows) ([]core.CustomModel, error) {
 // UpdateCustomModel lets fn change the record in one transaction. ID, AccountID, Mode and
 // CreatedAt stay as stored; a rename onto a taken name is ErrConflict. The name key is
 // rewritten only on a rename, so that a record from before keys existed keeps updating.
+// An update that ends a processing record settles its hold (settleCustom).
 func (s *Store) UpdateCustomModel(ctx context.Context, id uuid.UUID, fn func(*core.CustomModel) error) (*core.CustomModel, error) {
+	m, _, err := s.FinishTraining(ctx, id, fn)
+	return m, err
+}
+
+// FinishTraining is UpdateCustomModel reporting whether the update charged the record's
+// hold.
+func (s *Store) FinishTraining(ctx context.Context, id uuid.UUID, fn func(*core.CustomModel) error) (*core.CustomModel, bool, error) {
 	var out *core.CustomModel
+	var charged bool
 	err := s.inTx(ctx, "update custom model", func(tx querier) error {
-		m, err := s.customByID(ctx, tx, id, true)
+		m, err := s.customByID(ctx, tx, id, s.d.ForUpdate)
 		if err != nil {
 			return err
 		}
@@ -162,10 +193,16 @@ func (s *Store) UpdateCustomModel(ctx context.Context, id uuid.UUID, fn func(*co
 		if err != nil {
 			return s.fail("update custom model", err)
 		}
+		if charged, err = s.settleCustom(ctx, tx, orig.Status, m); err != nil {
+			return err
+		}
 		out = m
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, false, err
+	}
+	return out, charged, nil
 }
 
 // DeleteCustomModel deletes the account's record and returns it, so the caller can remove
@@ -173,7 +210,7 @@ func (s *Store) UpdateCustomModel(ctx context.Context, id uuid.UUID, fn func(*co
 func (s *Store) DeleteCustomModel(ctx context.Context, account, id uuid.UUID) (*core.CustomModel, error) {
 	var out *core.CustomModel
 	err := s.inTx(ctx, "delete custom model", func(tx querier) error {
-		m, err := s.customByID(ctx, tx, id, true)
+		m, err := s.customByID(ctx, tx, id, s.d.ForUpdate)
 		if err != nil {
 			return err
 		}

@@ -21,6 +21,10 @@ type Dialect struct {
 	// ForUpdate is appended to a SELECT that must lock the rows it reads (" FOR UPDATE"),
 	// or empty where a write transaction already excludes other writers (SQLite).
 	ForUpdate string
+	// SkipLocked is appended to a SELECT that locks its rows unless another transaction
+	// holds them, in which case the rows are skipped (" FOR UPDATE SKIP LOCKED"); empty
+	// where writers are serialized anyway (SQLite).
+	SkipLocked string
 	// Time encodes a time as a query argument.
 	Time func(time.Time) any
 	// IsUnique reports a unique or primary-key violation.

@@ -36,7 +36,7 @@ func testReserveChargeRelease(e *env) {
 	t := e.t
 	a := e.account(50, 0)
 
-	r1, err := e.s.Reserve(e.ctx, a.ID, 13, "thumbnail.mdl_4_5")
+	r1, err := e.s.Reserve(e.ctx, a.ID, 13, "thumbnail.mdl_4_5", core.Owner{})
 	must(t, err)
 	if r1.State != core.ReservationHeld || r1.Amount != 13 || r1.AccountID != a.ID || r1.ID.Version() != 7 {
 		t.Fatalf("reservation %+v", r1)
@@ -52,7 +52,7 @@ func testReserveChargeRelease(e *env) {
 		t.Fatalf("balance %d after charge: want 37", b)
 	}
 
-	r2, err := e.s.Reserve(e.ctx, a.ID, 20, "edit")
+	r2, err := e.s.Reserve(e.ctx, a.ID, 20, "edit", core.Owner{})
 	must(t, err)
 	must(t, e.s.Release(e.ctx, r2.ID))
 	must(t, e.s.Release(e.ctx, r2.ID)) // idempotent
@@ -61,9 +61,9 @@ func testReserveChargeRelease(e *env) {
 		t.Fatalf("balance %d after release: want 37", b)
 	}
 
-	_, err = e.s.Reserve(e.ctx, a.ID, 38, "training")
+	_, err = e.s.Reserve(e.ctx, a.ID, 38, "training", core.Owner{})
 	wantErr(t, err, core.ErrInsufficient)
-	r3, err := e.s.Reserve(e.ctx, a.ID, 37, "training") // exactly the balance
+	r3, err := e.s.Reserve(e.ctx, a.ID, 37, "training", core.Owner{}) // exactly the balance
 	must(t, err)
 	if b := e.balance(a.ID); b != 0 {
 		t.Fatalf("balance %d, want 0", b)
@@ -72,9 +72,9 @@ func testReserveChargeRelease(e *env) {
 
 	wantErr(t, e.s.Charge(e.ctx, uuid.New()), core.ErrNotFound)
 	wantErr(t, e.s.Release(e.ctx, uuid.New()), core.ErrNotFound)
-	_, err = e.s.Reserve(e.ctx, uuid.New(), 1, "edit")
+	_, err = e.s.Reserve(e.ctx, uuid.New(), 1, "edit", core.Owner{})
 	wantErr(t, err, core.ErrNotFound)
-	_, err = e.s.Reserve(e.ctx, a.ID, -1, "edit")
+	_, err = e.s.Reserve(e.ctx, a.ID, -1, "edit", core.Owner{})
 	wantCode(t, err, core.CodeInvalidAmount)
 
 	// Every movement, newest first: kinds, deltas, amounts and references.
@@ -147,7 +147,7 @@ func testSmartBalance(e *env) {
 		a := e.account(0, tc.topup)
 		if tc.invoice != "" {
 			// The earlier invoice comes from a real top-up, then is settled as the case says.
-			_, err := e.s.Reserve(e.ctx, a.ID, 1, "score")
+			_, err := e.s.Reserve(e.ctx, a.ID, 1, "score", core.Owner{})
 			must(t, err)
 			inv, err := e.s.Invoices(e.ctx, a.ID)
 			must(t, err)
@@ -165,13 +165,13 @@ func testSmartBalance(e *env) {
 			_, err := e.s.Grant(e.ctx, a.ID, tc.balance-cur, "setup")
 			must(t, err)
 		case cur > tc.balance:
-			_, err := e.s.Reserve(e.ctx, a.ID, cur-tc.balance, "setup")
+			_, err := e.s.Reserve(e.ctx, a.ID, cur-tc.balance, "setup", core.Owner{})
 			must(t, err)
 		}
 		before, err := e.s.Invoices(e.ctx, a.ID)
 		must(t, err)
 
-		r, err := e.s.Reserve(e.ctx, a.ID, tc.amount, "thumbnail.mdl_4_5")
+		r, err := e.s.Reserve(e.ctx, a.ID, tc.amount, "thumbnail.mdl_4_5", core.Owner{})
 		if tc.wantErr != nil {
 			if !errors.Is(err, tc.wantErr) {
 				t.Fatalf("%s: got %v, want %v", tc.name, err, tc.wantErr)
@@ -204,7 +204,7 @@ func testSmartBalance(e *env) {
 func testSettleInvoice(e *env) {
 	t := e.t
 	a := e.account(0, 20)
-	_, err := e.s.Reserve(e.ctx, a.ID, 15, "score") // opens an invoice
+	_, err := e.s.Reserve(e.ctx, a.ID, 15, "score", core.Owner{}) // opens an invoice
 	must(t, err)
 	inv, err := e.s.Invoices(e.ctx, a.ID)
 	must(t, err)
@@ -215,7 +215,7 @@ func testSettleInvoice(e *env) {
 
 	e.clock.Advance(time.Minute)
 	must(t, e.s.SettleInvoice(e.ctx, id, core.InvoiceFailed))
-	_, err = e.s.Reserve(e.ctx, a.ID, 10, "score") // 5 left: short, failed invoice blocks
+	_, err = e.s.Reserve(e.ctx, a.ID, 10, "score", core.Owner{}) // 5 left: short, failed invoice blocks
 	wantErr(t, err, core.ErrPaymentFailed)
 
 	// A failed payment that later succeeds lifts the block.
@@ -230,7 +230,7 @@ func testSettleInvoice(e *env) {
 	}
 	wantTime(t, "SettledAt", *inv[0].SettledAt, e.clock.Now())
 
-	_, err = e.s.Reserve(e.ctx, a.ID, 10, "score") // 5 + 20 top-up covers 10
+	_, err = e.s.Reserve(e.ctx, a.ID, 10, "score", core.Owner{}) // 5 + 20 top-up covers 10
 	must(t, err)
 	if b := e.balance(a.ID); b != 15 {
 		t.Fatalf("balance %d, want 15", b)
@@ -240,41 +240,4 @@ func testSettleInvoice(e *env) {
 	if len(inv) != 2 || inv[0].Status != core.InvoiceOpen || inv[1].ID != id {
 		t.Fatalf("invoices %+v, want a new open one first", inv)
 	}
-}
-
-func testReleaseStale(e *env) {
-	t := e.t
-	a := e.account(100, 0)
-	old, err := e.s.Reserve(e.ctx, a.ID, 10, "edit")
-	must(t, err)
-	training, err := e.s.Reserve(e.ctx, a.ID, 1, core.OpTraining)
-	must(t, err)
-	charged, err := e.s.Reserve(e.ctx, a.ID, 5, "edit")
-	must(t, err)
-	must(t, e.s.Charge(e.ctx, charged.ID))
-	e.clock.Advance(10 * time.Minute)
-	recent, err := e.s.Reserve(e.ctx, a.ID, 20, "edit")
-	must(t, err)
-
-	n, err := e.s.ReleaseStale(e.ctx, old.CreatedAt) // strictly before: nothing
-	must(t, err)
-	if n != 0 {
-		t.Fatalf("released %d holds created at the cutoff, want 0", n)
-	}
-	n, err = e.s.ReleaseStale(e.ctx, old.CreatedAt.Add(5*time.Minute))
-	must(t, err)
-	if n != 1 {
-		t.Fatalf("released %d, want 1 (the old hold only)", n)
-	}
-	if b := e.balance(a.ID); b != 74 {
-		t.Fatalf("balance %d, want 74", b)
-	}
-	must(t, e.s.Charge(e.ctx, training.ID))                 // training holds outlive the sweep
-	wantErr(t, e.s.Charge(e.ctx, old.ID), core.ErrConflict) // released: too late to charge
-	n, err = e.s.ReleaseStale(e.ctx, old.CreatedAt.Add(5*time.Minute))
-	must(t, err)
-	if n != 0 {
-		t.Fatalf("second sweep released %d, want 0", n)
-	}
-	must(t, e.s.Charge(e.ctx, recent.ID)) // still held
 }

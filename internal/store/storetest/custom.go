@@ -71,7 +71,7 @@ func testUpdateCustomModel(e *env) {
 	a, b := e.account(0, 0), e.account(0, 0)
 	m := e.custom(a.ID, core.ModeStyle, "Neon")
 	taken := e.custom(a.ID, core.ModeStyle, "Taken")
-	res, err := e.s.Reserve(e.ctx, a.ID, 0, core.OpTraining)
+	res, err := e.s.Reserve(e.ctx, a.ID, 0, core.OpTraining, core.Owner{})
 	must(t, err)
 	e.clock.Advance(time.Hour)
 	done := e.clock.Now()

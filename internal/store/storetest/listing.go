@@ -36,7 +36,7 @@ func testUsage(e *env) {
 	t := e.t
 	a, b := e.account(1000, 0), e.account(1000, 0)
 	spend := func(acct uuid.UUID, op string, price int64, charge bool) {
-		r, err := e.s.Reserve(e.ctx, acct, price, op)
+		r, err := e.s.Reserve(e.ctx, acct, price, op, core.Owner{})
 		must(t, err)
 		if charge {
 			must(t, e.s.Charge(e.ctx, r.ID))

@@ -17,7 +17,7 @@ func reserveMany(e *env, account uuid.UUID, n int, want error) (ok, refused int)
 	var other []error
 	for range n {
 		wg.Go(func() {
-			_, err := e.s.Reserve(e.ctx, account, 1, "score")
+			_, err := e.s.Reserve(e.ctx, account, 1, "score", core.Owner{})
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
