@@ -27,7 +27,9 @@ type fakeEngine struct{}
 func (fakeEngine) Thumbnail(context.Context, core.ThumbnailJob) (image.Image, error) {
 	return image.NewRGBA(image.Rect(0, 0, 64, 36)), nil
 }
-func (fakeEngine) Edit(context.Context, core.EditJob) (image.Image, error) { return nil, errors.New("no") }
+func (fakeEngine) Edit(context.Context, core.EditJob) (image.Image, error) {
+	return nil, errors.New("no")
+}
 func (fakeEngine) Score(context.Context, image.Image) (core.Score, error) {
 	return core.Score{}, errors.New("no")
 }
@@ -40,7 +42,9 @@ func (f titlerFunc) Titles(ctx context.Context, req core.TitleRequest) (core.Tit
 
 type loaderFunc func(ctx context.Context, ref core.ImageRef) (image.Image, error)
 
-func (f loaderFunc) Load(ctx context.Context, ref core.ImageRef) (image.Image, error) { return f(ctx, ref) }
+func (f loaderFunc) Load(ctx context.Context, ref core.ImageRef) (image.Image, error) {
+	return f(ctx, ref)
+}
 
 // faultyBlobs is a file store whose Put can write and still fail, and whose Delete can fail.
 type faultyBlobs struct {
@@ -98,7 +102,9 @@ func newEnv(t *testing.T, edit func(*core.ServiceConfig)) *env {
 	}
 	e := &env{t: t, ctx: context.Background(), st: st, blobs: &faultyBlobs{FileStore: fs}, dir: filepath.Join(dir, "blobs"), jobs: &queue{}}
 	cfg := core.ServiceConfig{Store: st, Blobs: e.blobs, Engine: fakeEngine{}, Jobs: e.jobs,
-		Images: loaderFunc(func(context.Context, core.ImageRef) (image.Image, error) { return image.NewRGBA(image.Rect(0, 0, 8, 8)), nil }),
+		Images: loaderFunc(func(context.Context, core.ImageRef) (image.Image, error) {
+			return image.NewRGBA(image.Rect(0, 0, 8, 8)), nil
+		}),
 		Titler: titlerFunc(func(context.Context, core.TitleRequest) (core.TitleResult, error) {
 			return core.TitleResult{Titles: []string{"A title"}}, nil
 		}),
