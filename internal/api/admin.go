@@ -102,6 +102,16 @@ func pathID(r *http.Request, what string) (uuid.UUID, error) {
 	return id, nil
 }
 
+// pathAndBody reads the path's id and the JSON body of an admin change.
+func pathAndBody(r *http.Request, what string) (uuid.UUID, *body, error) {
+	id, err := pathID(r, what)
+	if err != nil {
+		return uuid.Nil, nil, err
+	}
+	b, err := readBody(r)
+	return id, b, err
+}
+
 // notFoundAs turns the store's ErrNotFound into NOT_FOUND naming what was missing.
 func notFoundAs(err error, what string) error {
 	if errors.Is(err, core.ErrNotFound) {

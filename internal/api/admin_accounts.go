@@ -73,11 +73,7 @@ func (s *Server) adminCreateAccount(w http.ResponseWriter, r *http.Request) erro
 
 // adminUpdateAccount: any of {suspended, api_access, concurrency, topup_amount}.
 func (s *Server) adminUpdateAccount(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "account")
-	if err != nil {
-		return err
-	}
-	b, err := readBody(r)
+	id, b, err := pathAndBody(r, "account")
 	if err != nil {
 		return err
 	}
@@ -115,11 +111,7 @@ func (s *Server) adminUpdateAccount(w http.ResponseWriter, r *http.Request) erro
 
 // adminGrant: {amount} credits added to the account; answers the new balance.
 func (s *Server) adminGrant(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "account")
-	if err != nil {
-		return err
-	}
-	b, err := readBody(r)
+	id, b, err := pathAndBody(r, "account")
 	if err != nil {
 		return err
 	}
@@ -178,11 +170,7 @@ func (s *Server) adminCreateKey(w http.ResponseWriter, r *http.Request) error {
 
 // adminSetKeyStatus: {status: active|inactive|deleted}; a deleted key stays deleted.
 func (s *Server) adminSetKeyStatus(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "key")
-	if err != nil {
-		return err
-	}
-	b, err := readBody(r)
+	id, b, err := pathAndBody(r, "key")
 	if err != nil {
 		return err
 	}
