@@ -11,11 +11,14 @@ import (
 // states (an asynchronous request's queued or cancelled) need no schema change.
 type RequestStatus string
 
-// Request states. A request is open while running; succeeded and failed are final.
+// Request states. A request is open while queued (asynchronous, accepted and waiting for
+// the queue) or running; succeeded, failed and cancelled are final.
 const (
+	RequestQueued    RequestStatus = "queued"
 	RequestRunning   RequestStatus = "running"
 	RequestSucceeded RequestStatus = "succeeded"
 	RequestFailed    RequestStatus = "failed"
+	RequestCancelled RequestStatus = "cancelled"
 )
 
 // Request is one paid request. It owns its credit hold from the moment the credits are
@@ -34,12 +37,30 @@ type Request struct {
 	Deadline   time.Time
 	CreatedAt  time.Time
 	FinishedAt *time.Time
+	// Async marks a request accepted with Prefer: respond-async: a job on the queue runs
+	// it from Params (its validated input, a Work in JSON; read only by StartRequest).
+	Async  bool
+	Params []byte
+	// KeyID is the API key the request counts against in the in-flight limit.
+	KeyID uuid.UUID
+	// Progress is how far the work is, 0..100 (100 once it succeeded).
+	Progress int
+	// Result is the success body (JSON, as the synchronous answer carries it); Error the
+	// public error (EncodeError). Both are set when the request ends.
+	Result []byte
+	Error  []byte
 }
+
+// Open reports whether the request has not ended.
+func (r *Request) Open() bool { return r.FinishedAt == nil }
 
 // RequestEnd is how a request finishes.
 type RequestEnd struct {
 	// Status is the final state: succeeded charges the hold, any other releases it.
 	Status RequestStatus
+	// Result is the success body; Error the public error (EncodeError). Kept with the row.
+	Result []byte
+	Error  []byte
 }
 
 // OwnerKind names what owns a credit hold.
@@ -87,6 +108,8 @@ type Settlement struct {
 	Action HoldAction
 	// Reason is the public fail reason HoldExpire gives a persona or style.
 	Reason string
+	// Error is the public error HoldExpire gives a request (EncodeError).
+	Error []byte
 }
 
 // Requests records paid requests, each the owner of its credit hold.
@@ -99,8 +122,28 @@ type Requests interface {
 	// charges its hold (succeeded) or releases it (any other status). A request already
 	// finished is ErrConflict; an unknown one ErrNotFound.
 	FinishRequest(ctx context.Context, id uuid.UUID, end RequestEnd) (*Request, error)
-	// GetRequest returns the account's request, or ErrNotFound (also for others').
+	// GetRequest returns the account's request, or ErrNotFound (also for others'). Params
+	// is not read.
 	GetRequest(ctx context.Context, account, id uuid.UUID) (*Request, error)
+	// RequestByID returns a request whoever owns it (for the queue's jobs); Params is not
+	// read.
+	RequestByID(ctx context.Context, id uuid.UUID) (*Request, error)
+	// StartRequest moves an open asynchronous request to running with a new deadline and
+	// returns it with its Params. A finished one is returned with ErrConflict.
+	StartRequest(ctx context.Context, id uuid.UUID, deadline time.Time) (*Request, error)
+	// CancelRequest ends the account's open asynchronous request as cancelled with the
+	// public error errBody and releases its hold, in one transaction. A finished request
+	// (or a synchronous one) is returned with ErrConflict; another account's or an
+	// unknown one is ErrNotFound.
+	CancelRequest(ctx context.Context, account, id uuid.UUID, errBody []byte) (*Request, error)
+	// TouchRequest records the progress (0..100; never lowered; below 0 records nothing)
+	// of a running request and reports whether it is still open.
+	TouchRequest(ctx context.Context, id uuid.UUID, progress int) (open bool, err error)
+	// QueuePosition is the request's place among the queued asynchronous requests of
+	// every account, oldest first (1: the next to run).
+	QueuePosition(ctx context.Context, r *Request) (int, error)
+	// OpenAsyncRequests lists the ids of asynchronous requests not yet finished.
+	OpenAsyncRequests(ctx context.Context) ([]uuid.UUID, error)
 	// PruneRequests deletes requests finished before cutoff and returns how many.
 	PruneRequests(ctx context.Context, cutoff time.Time) (int, error)
 }

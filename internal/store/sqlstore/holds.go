@@ -115,7 +115,7 @@ func (s *Store) SettleHold(ctx context.Context, id uuid.UUID, decide func(core.H
 		case core.HoldRelease:
 			_, err = s.release(ctx, tx, id)
 		case core.HoldExpire:
-			err = s.expireOwner(ctx, tx, h, set.Reason)
+			err = s.expireOwner(ctx, tx, h, set)
 		default:
 			return nil
 		}
@@ -132,13 +132,13 @@ func (s *Store) SettleHold(ctx context.Context, id uuid.UUID, decide func(core.H
 }
 
 // expireOwner ends a hold's owner as failed, its process being gone, and releases the hold.
-func (s *Store) expireOwner(ctx context.Context, tx querier, h core.Hold, reason string) error {
+func (s *Store) expireOwner(ctx context.Context, tx querier, h core.Hold, set core.Settlement) error {
 	switch {
 	case h.Request != nil && h.Request.FinishedAt == nil:
-		return s.endRequest(ctx, tx, h.Request, core.RequestFailed)
+		return s.endRequest(ctx, tx, h.Request, core.RequestEnd{Status: core.RequestFailed, Error: set.Error})
 	case h.Custom != nil && h.Custom.Status == core.StatusProcessing:
 		_, err := tx.ExecContext(ctx, `UPDATE custom_models SET status = $1, stage = $2, fail_reason = $3 WHERE id = $4`,
-			core.StatusFailed, core.StageFailed, reason, h.Custom.ID)
+			core.StatusFailed, core.StageFailed, set.Reason, h.Custom.ID)
 		if err != nil {
 			return s.fail("expire custom model", err)
 		}

@@ -10,17 +10,24 @@ import (
 	"thumbforge/internal/core"
 )
 
-const requestCols = `id, account_id, operation, status, reservation_id, deadline, created_at, finished_at`
+// requestCols are the columns every read of a request takes; params, which may be large,
+// is read by StartRequest alone.
+const requestCols = `id, account_id, operation, status, reservation_id, deadline, created_at, finished_at,
+	async, key_id, progress, result, error`
 
-func scanRequest(r scanner, q *core.Request) error {
-	var res uuid.NullUUID
-	if err := r.Scan(&q.ID, &q.AccountID, &q.Operation, &q.Status, &res, timeScan{&q.Deadline},
-		timeScan{&q.CreatedAt}, nullTimeScan{&q.FinishedAt}); err != nil {
+func scanRequest(r scanner, q *core.Request, extra ...any) error {
+	var res, key uuid.NullUUID
+	dest := append([]any{&q.ID, &q.AccountID, &q.Operation, &q.Status, &res, timeScan{&q.Deadline},
+		timeScan{&q.CreatedAt}, nullTimeScan{&q.FinishedAt}, &q.Async, &key, &q.Progress, &q.Result, &q.Error}, extra...)
+	if err := r.Scan(dest...); err != nil {
 		return err
 	}
-	q.ReservationID = res.UUID
+	q.ReservationID, q.KeyID = res.UUID, key.UUID
 	return nil
 }
+
+// nullUUID is a UUID argument stored as NULL when zero.
+func nullUUID(id uuid.UUID) uuid.NullUUID { return uuid.NullUUID{UUID: id, Valid: id != uuid.Nil} }
 
 // BeginRequest holds price credits and stores r as their owner, in one transaction.
 func (s *Store) BeginRequest(ctx context.Context, r *core.Request, price int64) error {
@@ -30,9 +37,10 @@ func (s *Store) BeginRequest(ctx context.Context, r *core.Request, price int64) 
 			return err
 		}
 		r.ReservationID, r.CreatedAt = res.ID, res.CreatedAt
-		_, err = tx.ExecContext(ctx, `INSERT INTO requests (`+requestCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, NULL)`,
-			r.ID, r.AccountID, r.Operation, r.Status, uuid.NullUUID{UUID: r.ReservationID, Valid: true},
-			s.t(r.Deadline), s.t(r.CreatedAt))
+		_, err = tx.ExecContext(ctx, `INSERT INTO requests (id, account_id, operation, status, reservation_id, deadline,
+			created_at, finished_at, async, key_id, progress, params) VALUES ($1, $2, $3, $4, $5, $6, $7, NULL, $8, $9, 0, $10)`,
+			r.ID, r.AccountID, r.Operation, r.Status, nullUUID(r.ReservationID), s.t(r.Deadline), s.t(r.CreatedAt),
+			r.Async, nullUUID(r.KeyID), r.Params)
 		return s.fail("begin request", err)
 	})
 }
@@ -48,7 +56,7 @@ func (s *Store) FinishRequest(ctx context.Context, id uuid.UUID, end core.Reques
 		if r.FinishedAt != nil {
 			return fmt.Errorf("finish request: already %s: %w", r.Status, core.ErrConflict)
 		}
-		if err := s.endRequest(ctx, tx, r, end.Status); err != nil {
+		if err := s.endRequest(ctx, tx, r, end); err != nil {
 			return err
 		}
 		out = r
@@ -57,19 +65,23 @@ func (s *Store) FinishRequest(ctx context.Context, id uuid.UUID, end core.Reques
 	return out, err
 }
 
-// endRequest stores r's final status and settles its hold: charged when it succeeded,
-// released otherwise.
-func (s *Store) endRequest(ctx context.Context, tx querier, r *core.Request, status core.RequestStatus) error {
+// endRequest stores r's end (status, answer; its input is dropped) and settles its hold:
+// charged when it succeeded, released otherwise.
+func (s *Store) endRequest(ctx context.Context, tx querier, r *core.Request, end core.RequestEnd) error {
 	now := s.clock()
-	if _, err := tx.ExecContext(ctx, `UPDATE requests SET status = $1, finished_at = $2 WHERE id = $3`,
-		status, s.t(now), r.ID); err != nil {
+	progress := r.Progress
+	if end.Status == core.RequestSucceeded {
+		progress = 100
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE requests SET status = $1, finished_at = $2, progress = $3, result = $4,
+		error = $5, params = NULL WHERE id = $6`, end.Status, s.t(now), progress, end.Result, end.Error, r.ID); err != nil {
 		return s.fail("finish request", err)
 	}
-	r.Status, r.FinishedAt = status, &now
+	r.Status, r.FinishedAt, r.Progress, r.Result, r.Error = end.Status, &now, progress, end.Result, end.Error
 	if r.ReservationID == uuid.Nil {
 		return nil
 	}
-	if status == core.RequestSucceeded {
+	if end.Status == core.RequestSucceeded {
 		return s.charge(ctx, tx, r.ReservationID)
 	}
 	_, err := s.release(ctx, tx, r.ReservationID)
@@ -95,6 +107,103 @@ func (s *Store) GetRequest(ctx context.Context, account, id uuid.UUID) (*core.Re
 		return nil, s.fail("get request", err)
 	}
 	return &r, nil
+}
+
+// RequestByID returns a request whoever owns it.
+func (s *Store) RequestByID(ctx context.Context, id uuid.UUID) (*core.Request, error) {
+	return s.requestByID(ctx, s.pool(), id, "")
+}
+
+// StartRequest marks an open asynchronous request running under a new deadline.
+func (s *Store) StartRequest(ctx context.Context, id uuid.UUID, deadline time.Time) (*core.Request, error) {
+	var out *core.Request
+	err := s.inTx(ctx, "start request", func(tx querier) error {
+		var r core.Request
+		err := scanRequest(tx.QueryRowContext(ctx, `SELECT `+requestCols+`, params FROM requests WHERE id = $1`+s.d.ForUpdate, id),
+			&r, &r.Params)
+		if err != nil {
+			return s.fail("start request", err)
+		}
+		out = &r
+		if r.FinishedAt != nil {
+			return fmt.Errorf("start request: already %s: %w", r.Status, core.ErrConflict)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE requests SET status = $1, deadline = $2 WHERE id = $3`,
+			core.RequestRunning, s.t(deadline), id); err != nil {
+			return s.fail("start request", err)
+		}
+		r.Status, r.Deadline = core.RequestRunning, deadline.UTC().Truncate(time.Microsecond)
+		return nil
+	})
+	return out, err
+}
+
+// CancelRequest ends the account's open asynchronous request as cancelled.
+func (s *Store) CancelRequest(ctx context.Context, account, id uuid.UUID, errBody []byte) (*core.Request, error) {
+	var out *core.Request
+	err := s.inTx(ctx, "cancel request", func(tx querier) error {
+		r, err := s.requestByID(ctx, tx, id, s.d.ForUpdate)
+		if err != nil {
+			return err
+		}
+		if r.AccountID != account {
+			return fmt.Errorf("cancel request: %w", core.ErrNotFound)
+		}
+		out = r
+		if r.FinishedAt != nil || !r.Async {
+			return fmt.Errorf("cancel request: %s: %w", r.Status, core.ErrConflict)
+		}
+		return s.endRequest(ctx, tx, r, core.RequestEnd{Status: core.RequestCancelled, Error: errBody})
+	})
+	return out, err
+}
+
+// TouchRequest records a running request's progress and reports whether it is open.
+func (s *Store) TouchRequest(ctx context.Context, id uuid.UUID, progress int) (bool, error) {
+	if progress < 0 {
+		var n int
+		err := s.pool().QueryRowContext(ctx, `SELECT COUNT(*) FROM requests WHERE id = $1 AND finished_at IS NULL`, id).Scan(&n)
+		return n > 0, s.fail("touch request", err)
+	}
+	progress = min(progress, 100)
+	var open bool
+	err := s.inTx(ctx, "touch request", func(tx querier) error {
+		res, err := tx.ExecContext(ctx, `UPDATE requests SET progress = CASE WHEN progress < $1 THEN $1 ELSE progress END
+			WHERE id = $2 AND finished_at IS NULL`, progress, id)
+		if err != nil {
+			return s.fail("touch request", err)
+		}
+		n, err := res.RowsAffected()
+		open = n > 0
+		return s.fail("touch request", err)
+	})
+	return open, err
+}
+
+// QueuePosition counts the queued requests accepted before r, and r.
+func (s *Store) QueuePosition(ctx context.Context, r *core.Request) (int, error) {
+	var n int
+	err := s.pool().QueryRowContext(ctx, `SELECT COUNT(*) FROM requests WHERE status = $1
+		AND (created_at < $2 OR (created_at = $2 AND id <= $3))`, core.RequestQueued, s.t(r.CreatedAt), r.ID).Scan(&n)
+	return n, s.fail("queue position", err)
+}
+
+// OpenAsyncRequests lists the ids of open asynchronous requests.
+func (s *Store) OpenAsyncRequests(ctx context.Context) ([]uuid.UUID, error) {
+	rows, err := s.pool().QueryContext(ctx, `SELECT id FROM requests WHERE async = $1 AND finished_at IS NULL ORDER BY id`, true)
+	if err != nil {
+		return nil, s.fail("open async requests", err)
+	}
+	defer rows.Close()
+	var out []uuid.UUID
+	for rows.Next() {
+		var id uuid.UUID
+		if err := rows.Scan(&id); err != nil {
+			return nil, s.fail("open async requests", err)
+		}
+		out = append(out, id)
+	}
+	return out, s.fail("open async requests", rows.Err())
 }
 
 // PruneRequests deletes requests finished before cutoff.
