@@ -39,6 +39,7 @@ func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveOptions) {
 	fs.DurationVar(&cfg.SettleGrace, "settle-grace", env.duration("THUMBFORGE_SETTLE_GRACE", core.DefaultSettleGrace), "how long past its deadline a request waits before another replica takes it for lost and settles its credits; covers clock differences between replicas (THUMBFORGE_SETTLE_GRACE)")
 	fs.DurationVar(&cfg.LimitLeaseTTL, "limit-lease-ttl", env.duration(app.LimitLeaseTTLEnv, 0), "with PostgreSQL: how long a crashed replica's in-flight slots stay taken; 0 means 60s (THUMBFORGE_LIMIT_LEASE_TTL)")
 	fs.DurationVar(&cfg.JobTimeout, "job-timeout", env.duration("THUMBFORGE_JOB_TIMEOUT", cfg.JobTimeout), "deadline of one training job attempt (THUMBFORGE_JOB_TIMEOUT)")
+	fs.IntVar(&cfg.AsyncWorkers, "async-workers", env.int("THUMBFORGE_ASYNC_WORKERS", 0), "asynchronous requests (Prefer: respond-async) run at once by this process; 0 means 4 (THUMBFORGE_ASYNC_WORKERS)")
 	fs.DurationVar(&cfg.JobRescueAfter, "job-rescue-after", env.duration("THUMBFORGE_JOB_RESCUE_AFTER", 0), "how long a job may stay running before it is taken for a dead replica's and retried; 0 means job timeout + 1m, must exceed the job timeout (THUMBFORGE_JOB_RESCUE_AFTER)")
 	o.prices = fs.String("prices", envStr("THUMBFORGE_PRICES", ""), "price overrides in credits, e.g. thumbnail.mdl_4=30,title=5 (THUMBFORGE_PRICES)")
 	fs.StringVar(&cfg.TitlesURL, "titles-url", envStr("THUMBFORGE_TITLES_URL", ""), "OpenAI-compatible chat API base URL for titles, e.g. http://127.0.0.1:11434/v1 (THUMBFORGE_TITLES_URL)")

@@ -197,6 +197,8 @@ func (s *Server) EventData(ctx context.Context, e core.Event) (any, error) {
 	switch {
 	case e.Custom != nil:
 		return s.customBody(ctx, e.Custom)
+	case e.Request != nil:
+		return s.requestView(ctx, e.Request)
 	}
 	return nil, fmt.Errorf("api: no data for event %s", e.Type)
 }

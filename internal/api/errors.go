@@ -83,7 +83,7 @@ func publicError(r *http.Request, log *slog.Logger, err error) *core.Error {
 	}
 	if e.Code == core.CodeInternal {
 		// Never let a cause's text reach the client, whatever wrapped it.
-		e = &core.Error{Code: core.CodeInternal, Message: "Internal error. Quote the request_id when reporting it."}
+		e = &core.Error{Code: core.CodeInternal, Message: core.InternalMessage}
 	}
 	return e
 }
@@ -97,14 +97,20 @@ type v2ErrorBody struct {
 	RequestID string `json:"request_id"`
 }
 
-func writeV2Error(w http.ResponseWriter, r *http.Request, e *core.Error) {
+// v2Body is the v2 error body of e for the request id.
+func v2Body(e *core.Error, requestID string) *v2ErrorBody {
 	var b v2ErrorBody
 	b.Error.Code = e.Code
 	b.Error.Message = e.Message
 	if e.Code == core.CodeValidation || len(e.Details) > 0 {
 		b.Error.Details = e.Details
 	}
-	b.RequestID = core.RequestID(r.Context())
+	b.RequestID = requestID
+	return &b
+}
+
+func writeV2Error(w http.ResponseWriter, r *http.Request, e *core.Error) {
+	b := v2Body(e, core.RequestID(r.Context()))
 	if ra, ok := retryAfter[e.Code]; ok {
 		w.Header().Set("Retry-After", ra)
 	}

@@ -25,7 +25,7 @@ const (
 )
 
 // keptHeaders are the answer headers a replay repeats.
-var keptHeaders = []string{"Content-Type", "Location"}
+var keptHeaders = []string{"Content-Type", "Location", HeaderPreferenceApplied}
 
 // idempotencyKey reads the header: absent, or 1 to 255 printable ASCII characters, once.
 func idempotencyKey(r *http.Request) (string, bool, error) {

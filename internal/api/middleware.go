@@ -155,14 +155,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, v Version, h h
 // acquireSlots takes the request's in-flight slots: one of its key's (or, per account, its
 // account's) and one of the process's. Either one missing is 429 at once.
 func (s *Server) acquireSlots(r *http.Request, p core.Principal) (func(), error) {
-	limit := p.Account.Concurrency
-	if limit <= 0 {
-		limit = core.DefaultConcurrency
-	}
-	key, what := "key:"+p.Key.ID.String(), "API key"
-	if s.perAccount {
-		key, what = "account:"+p.Account.ID.String(), "account"
-	}
+	key, what, limit := s.slotKey(p)
 	release, ok, err := s.limiter.Acquire(r.Context(), key, limit)
 	if err != nil {
 		return nil, core.Wrap(core.CodeInternal, err, "Internal error.")
@@ -179,6 +172,19 @@ func (s *Server) acquireSlots(r *http.Request, p core.Principal) (func(), error)
 		return func() { s.inFlight.Add(-1); release() }, nil
 	}
 	return release, nil
+}
+
+// slotKey names the in-flight slots p counts against (its key's, or its account's), what
+// they belong to, and their limit.
+func (s *Server) slotKey(p core.Principal) (key, what string, limit int) {
+	limit = p.Account.Concurrency
+	if limit <= 0 {
+		limit = core.DefaultConcurrency
+	}
+	if s.perAccount {
+		return "account:" + p.Account.ID.String(), "account", limit
+	}
+	return "key:" + p.Key.ID.String(), "API key", limit
 }
 
 // smallBody is the body size below which no memory is reserved: the in-flight cap bounds

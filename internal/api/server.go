@@ -140,12 +140,14 @@ type route struct {
 // apiRoutes lists every API route.
 func (s *Server) apiRoutes() []route {
 	return []route{
-		{"POST", "/v2/thumbnail/image", V2, serveJSON(decodeThumbnailImage, s.thumbnailV2)},
-		{"POST", "/v2/thumbnail/text", V2, serveJSON(decodeThumbnailText, s.thumbnailV2)},
-		{"POST", "/v2/thumbnail/faceswap", V2, serveJSON(decodeFaceSwap, s.faceSwapV2)},
-		{"POST", "/v2/thumbnail/edit", V2, serveJSON(decodeEdit, s.editV2)},
-		{"POST", "/v2/thumbnail/score", V2, serveJSON(decodeScore, s.scoreV2)},
-		{"POST", "/v2/title/text", V2, serveJSON(decodeTitle, s.titleV2)},
+		{"POST", "/v2/thumbnail/image", V2, serveGenerating(s, decodeThumbnailImage, s.thumbnailV2, thumbnailWork)},
+		{"POST", "/v2/thumbnail/text", V2, serveGenerating(s, decodeThumbnailText, s.thumbnailV2, thumbnailWork)},
+		{"POST", "/v2/thumbnail/faceswap", V2, serveGenerating(s, decodeFaceSwap, s.faceSwapV2, faceSwapWork)},
+		{"POST", "/v2/thumbnail/edit", V2, serveGenerating(s, decodeEdit, s.editV2, editWork)},
+		{"POST", "/v2/thumbnail/score", V2, serveGenerating(s, decodeScore, s.scoreV2, scoreWork)},
+		{"POST", "/v2/title/text", V2, serveGenerating(s, decodeTitle, s.titleV2, titleWork)},
+		{"GET", "/v2/requests/{id}", V2, s.v2GetRequest},
+		{"DELETE", "/v2/requests/{id}", V2, s.v2CancelRequest},
 		{"POST", "/v1/thumbnail", V1, serveJSON(decodeV1Thumbnail, s.thumbnailV1)},
 		{"POST", "/v1/recreate", V1, serveJSON(decodeV1Recreate, s.thumbnailV1)},
 		{"POST", "/v1/edit", V1, serveJSON(decodeV1Edit, s.editV1)},

@@ -34,10 +34,7 @@ func decodeEdit(b *body) (core.EditParams, error) {
 	return p, b.finish()
 }
 
-type scoreResponse struct {
-	core.Score
-	RequestID string `json:"request_id"`
-}
+type scoreResponse = core.ScoreBody
 
 // TitleCount is how many suggestions /v2/title/text returns.
 const TitleCount = 5
@@ -66,12 +63,15 @@ func videoThumbnail(u string) string {
 	return u
 }
 
-type titlesResponse struct {
-	Outputs         []string `json:"outputs"`
-	PromptCompacted bool     `json:"prompt_compacted"`
-	Reasoning       string   `json:"reasoning"`
-	RequestID       string   `json:"request_id"`
+type titlesResponse = core.TitlesBody
+
+// The validated requests as asynchronous work.
+func faceSwapWork(p core.FaceSwapParams) core.Work {
+	return core.Work{Kind: core.WorkFaceSwap, FaceSwap: &p}
 }
+func editWork(p core.EditParams) core.Work   { return core.Work{Kind: core.WorkEdit, Edit: &p} }
+func scoreWork(p core.ImageRef) core.Work    { return core.Work{Kind: core.WorkScore, Score: &p} }
+func titleWork(p core.TitleParams) core.Work { return core.Work{Kind: core.WorkTitle, Title: &p} }
 
 func (s *Server) faceSwapV2(r *http.Request, p core.FaceSwapParams) (any, error) {
 	url, err := s.svc.FaceSwap(r.Context(), principal(r), p)

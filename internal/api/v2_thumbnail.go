@@ -6,10 +6,8 @@ import (
 	"thumbforge/internal/core"
 )
 
-type outputResponse struct {
-	Output    string `json:"output"`
-	RequestID string `json:"request_id,omitempty"`
-}
+// outputResponse is the answer of an image request (v1: without request_id).
+type outputResponse = core.OutputBody
 
 var (
 	v2Models  = core.Models
@@ -83,6 +81,11 @@ func decodeThumbnailText(b *body) (core.ThumbnailParams, error) {
 			Details: []core.Detail{{Field: p.Support.Field, Message: "not supported by " + p.Model}}}
 	}
 	return p, nil
+}
+
+// thumbnailWork is a validated thumbnail request as asynchronous work.
+func thumbnailWork(p core.ThumbnailParams) core.Work {
+	return core.Work{Kind: core.WorkThumbnail, Thumbnail: &p}
 }
 
 // thumbnailV2 renders a validated v2 thumbnail request.

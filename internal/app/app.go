@@ -165,6 +165,10 @@ func (a *App) build(ctx context.Context) error {
 		Now: cfg.Now, OnCharge: a.Metrics.Charged, Encode: encodeOutput,
 		Jobs: queue, Training: &training.Reader{Loader: loader}, Faces: detector, Reserve: a.reserve,
 		Events: hooks, SettleGrace: cfg.SettleGrace, AtStep: atStep,
+		Requests: queue, AsyncWait: cfg.AsyncWait, ProgressInterval: cfg.ProgressInterval,
+		// The API, built below, counts asynchronous work in its keys' in-flight slots; work
+		// starts only once the app has.
+		Slots: func(ctx context.Context, p core.Principal) (func(), bool, error) { return a.API.WorkSlot(ctx, p) },
 	})
 	if err != nil {
 		return err

@@ -50,6 +50,14 @@ type Config struct {
 	// JobRescueAfter is how long a job may stay running before it is taken for a dead
 	// replica's and retried; 0 means JobTimeout + 1 minute. Must exceed JobTimeout.
 	JobRescueAfter time.Duration
+	// AsyncWorkers is how many asynchronous requests run at once in this process; 0 means
+	// the queue's default (4).
+	AsyncWorkers int
+	// AsyncWait is how long an accepted asynchronous request may wait for its job before
+	// it is given up (0: core.DefaultAsyncWait); ProgressInterval how often running ones
+	// write progress and look for a cancellation (0: core.DefaultProgressInterval).
+	AsyncWait        time.Duration
+	ProgressInterval time.Duration
 	// WebhookRetries are the waits between webhook delivery attempts; empty means the
 	// queue's schedule (jobs.DefaultWebhookRetries). Tests shorten them.
 	WebhookRetries []time.Duration

@@ -29,7 +29,9 @@ type background struct {
 // the app's in the SQLite file, or in the PostgreSQL database.
 func (a *App) openQueue(ctx context.Context) (*jobs.Queue, error) {
 	cfg := jobs.Config{JobTimeout: a.cfg.JobTimeout, RescueAfter: a.cfg.JobRescueAfter, Logger: a.log,
-		WebhookRetries: a.cfg.WebhookRetries}
+		WebhookRetries: a.cfg.WebhookRetries, RequestWorkers: a.cfg.AsyncWorkers,
+		// An asynchronous request's work ends at its own deadline; its job outlasts it.
+		RequestTimeout: a.cfg.Timeouts.Longest() + 30*time.Second}
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("job queue (--job-timeout %v, --job-rescue-after %v): %w", a.cfg.JobTimeout, a.cfg.JobRescueAfter, err)
 	}
@@ -71,8 +73,20 @@ func (a *App) startJobs(ctx context.Context) error {
 	if a.work.queue == nil {
 		return errors.New("job queue not opened")
 	}
+	a.work.queue.HandleRequests(a.Service)
 	if err := a.work.queue.Start(context.Background(), a.work.trainer); err != nil {
 		return err
+	}
+	// An asynchronous request accepted by a process that died before queueing its job
+	// gets one now; enqueueing is idempotent.
+	open, err := a.Store.OpenAsyncRequests(ctx)
+	if err != nil {
+		return fmt.Errorf("resume requests: %w", err)
+	}
+	for _, id := range open {
+		if err := a.work.queue.EnqueueRequest(ctx, id); err != nil {
+			return fmt.Errorf("resume requests: %w", err)
+		}
 	}
 	accounts, err := a.Store.ListAccounts(ctx)
 	if err != nil {

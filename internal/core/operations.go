@@ -35,7 +35,7 @@ func (s *Service) Edit(ctx context.Context, p Principal, in EditParams) (string,
 		}
 		url, err = s.generate(ctx, p, job.Format, func(ctx context.Context) (image.Image, error) { return s.cfg.Engine.Edit(ctx, job) })
 		return err
-	})
+	}, func() any { return OutputBody{Output: url, RequestID: RequestID(ctx)} })
 	return url, err
 }
 
@@ -76,7 +76,7 @@ func (s *Service) FaceSwap(ctx context.Context, p Principal, in FaceSwapParams) 
 				Details: []Detail{{Field: in.Face.Field, Message: "no detectable face"}}}
 		}
 		return err
-	})
+	}, func() any { return OutputBody{Output: url, RequestID: RequestID(ctx)} })
 	return url, err
 }
 
@@ -91,7 +91,7 @@ func (s *Service) Score(ctx context.Context, p Principal, ref ImageRef) (Score, 
 		out, err = withStage(ctx, s.cfg.Timeouts.Scoring, CodeScoringTimeout, "Scoring timed out.",
 			func(ctx context.Context) (Score, error) { return s.cfg.Engine.Score(ctx, img) })
 		return err
-	})
+	}, func() any { return ScoreBody{Score: out, RequestID: RequestID(ctx)} })
 	return out, err
 }
 
@@ -125,6 +125,8 @@ func (s *Service) Titles(ctx context.Context, p Principal, in TitleParams) (Titl
 			err = E(CodeGenerationRejected, "No titles could be generated for this request.")
 		}
 		return err
+	}, func() any {
+		return TitlesBody{Outputs: out.Titles, PromptCompacted: out.PromptCompacted, Reasoning: out.Reasoning, RequestID: RequestID(ctx)}
 	})
 	return out, err
 }

@@ -59,6 +59,9 @@ func (t Timeouts) Budget(op string) time.Duration {
 	return t.Inputs + d
 }
 
+// Longest is the largest budget of any operation: asynchronous requests' jobs get more.
+func (t Timeouts) Longest() time.Duration { return t.longest() }
+
 // longest is the largest budget of any operation.
 func (t Timeouts) longest() time.Duration {
 	return t.Inputs + max(t.Generation, t.Scoring, t.Title)
@@ -66,52 +69,88 @@ func (t Timeouts) longest() time.Duration {
 
 // paid runs work for op as a recorded request that owns a credit hold: charged with the
 // request's success in one transaction, released on any failure (including cancellation
-// and timeouts). The work runs under the request's deadline (Timeouts.Budget).
-func (s *Service) paid(ctx context.Context, p Principal, op string, work func(context.Context) error) error {
+// and timeouts). The work runs under the request's deadline (Timeouts.Budget). The
+// request keeps its answer: result's body on success, the public error otherwise. An
+// asynchronous request's row exists already (RunRequest started it); a synchronous one's
+// is created here with its hold.
+func (s *Service) paid(ctx context.Context, p Principal, op string, work func(context.Context) error, result func() any) error {
 	price, ok := s.cfg.Prices.Price(op)
 	if !ok {
 		return Wrap(CodeInternal, fmt.Errorf("no price for %q", op), "The service is misconfigured.")
 	}
 	ctx = withOperation(ctx, op)
-	id, err := uuid.Parse(RequestID(ctx))
-	if err != nil {
-		id = uuid.Must(uuid.NewV7())
-		ctx = WithRequestID(ctx, id.String())
-	}
 	budget := s.cfg.Timeouts.Budget(op)
-	req := &Request{ID: id, AccountID: p.Account.ID, Operation: op, Status: RequestRunning, Deadline: s.cfg.Now().Add(budget)}
-	if err := s.cfg.Store.BeginRequest(ctx, req, price); err != nil {
-		return holdError(err, price)
+	started := startedRequest(ctx)
+	var id uuid.UUID
+	if started != nil {
+		id = started.ID
+	} else {
+		var err error
+		if id, err = uuid.Parse(RequestID(ctx)); err != nil {
+			id = uuid.Must(uuid.NewV7())
+			ctx = WithRequestID(ctx, id.String())
+		}
+		req := &Request{ID: id, AccountID: p.Account.ID, Operation: op, Status: RequestRunning,
+			Deadline: s.cfg.Now().Add(budget), KeyID: keyID(p)}
+		if err := s.cfg.Store.BeginRequest(ctx, req, price); err != nil {
+			return holdError(err, price)
+		}
 	}
 	s.Step(StepReserved)
 	wctx, cancel := context.WithTimeout(ctx, budget)
-	err = work(wctx)
+	err := work(wctx)
 	expired := ctx.Err() == nil && wctx.Err() == context.DeadlineExceeded
 	cancel()
 	if err != nil {
-		s.finish(ctx, id, RequestFailed)
+		if started != nil && interrupted(ctx) {
+			// The queue stopped the job (shutdown): the request stays open and its job
+			// runs again.
+			return &errInterrupted{err}
+		}
 		if expired {
 			_, code, msg := s.cfg.Timeouts.stage(op)
-			return Wrap(code, err, "%s", msg)
+			err = Wrap(code, err, "%s", msg)
+		} else {
+			err = s.stageError(ctx, err)
 		}
-		return s.stageError(ctx, err)
+		s.finish(ctx, id, RequestEnd{Status: RequestFailed, Error: EncodeError(err)})
+		return err
 	}
 	s.Step(StepWorked)
-	if _, err := s.cfg.Store.FinishRequest(context.WithoutCancel(ctx), id, RequestEnd{Status: RequestSucceeded}); err != nil {
+	body, err := encodeJSON(result())
+	if err != nil {
+		err = Wrap(CodeInternal, err, "Internal error.")
+		s.finish(ctx, id, RequestEnd{Status: RequestFailed, Error: EncodeError(err)})
+		return err
+	}
+	if _, err := s.cfg.Store.FinishRequest(context.WithoutCancel(ctx), id, RequestEnd{Status: RequestSucceeded, Result: body}); err != nil {
 		if errors.Is(err, ErrConflict) {
+			if started != nil {
+				// Cancelled while it ran: nothing is charged.
+				return Wrap(CodeCancelled, err, "The request was cancelled.")
+			}
 			// The reconciler ended it first: the request outlived its deadline and was taken
 			// for one whose process had died, so nothing is charged.
 			_, code, msg := s.cfg.Timeouts.stage(op)
 			return Wrap(code, err, "%s", msg)
 		}
-		s.finish(ctx, id, RequestFailed)
-		return Wrap(CodeInternal, err, "Internal error.")
+		err = Wrap(CodeInternal, err, "Internal error.")
+		s.finish(ctx, id, RequestEnd{Status: RequestFailed, Error: EncodeError(err)})
+		return err
 	}
 	s.Step(StepSettled)
 	if s.cfg.OnCharge != nil {
 		s.cfg.OnCharge(op, price)
 	}
 	return nil
+}
+
+// keyID is the principal's API key id (none for work without a key).
+func keyID(p Principal) uuid.UUID {
+	if p.Key == nil {
+		return uuid.Nil
+	}
+	return p.Key.ID
 }
 
 // holdError is the public error of a failed credit hold.
@@ -126,10 +165,11 @@ func holdError(err error, price int64) error {
 }
 
 // finish ends a request that failed; if that fails too, the reconciler ends it once its
-// deadline has passed.
-func (s *Service) finish(ctx context.Context, id uuid.UUID, status RequestStatus) {
-	if _, err := s.cfg.Store.FinishRequest(context.WithoutCancel(ctx), id, RequestEnd{Status: status}); err != nil {
-		s.cfg.Logger.ErrorContext(ctx, "finish request", "request", id, "status", status, "err", err)
+// deadline has passed. A request already ended (cancelled meanwhile) is left as it is.
+func (s *Service) finish(ctx context.Context, id uuid.UUID, end RequestEnd) {
+	_, err := s.cfg.Store.FinishRequest(context.WithoutCancel(ctx), id, end)
+	if err != nil && !errors.Is(err, ErrConflict) {
+		s.cfg.Logger.ErrorContext(ctx, "finish request", "request", id, "status", end.Status, "err", err)
 	}
 }
 

@@ -76,12 +76,17 @@ func (s *Service) Settlement(h Hold, now time.Time, exclusive bool) Settlement {
 			return charge
 		case r.FinishedAt != nil:
 			return release
+		case r.Async && now.After(r.Deadline.Add(s.cfg.SettleGrace)):
+			// An asynchronous request survives a restart (its job runs again), so only its
+			// deadline says it is lost: queued past its wait, or running past its budget.
+			return Settlement{Action: HoldExpire, Error: lostError}
+		case r.Async:
+			return keep
 		case r.Status == RequestRunning && gone(r.Deadline):
-			return Settlement{Action: HoldExpire}
+			return Settlement{Action: HoldExpire, Error: lostError}
 		case r.Status != RequestRunning && now.After(r.Deadline.Add(s.cfg.SettleGrace)):
-			// A state this code does not run itself (an asynchronous request waiting in
-			// the queue survives a restart): only its deadline says it is lost.
-			return Settlement{Action: HoldExpire}
+			// A state this code does not run itself: only its deadline says it is lost.
+			return Settlement{Action: HoldExpire, Error: lostError}
 		}
 		return keep
 	case OwnerCustomModel:
@@ -127,6 +132,11 @@ func (s *Service) settled(ctx context.Context, h Hold, got Settlement, res *Reco
 	case HoldExpire:
 		res.Expired++
 		log.WarnContext(ctx, "owner of a credit hold outlived its deadline: failed, hold released")
+		if h.Owner.Kind == OwnerRequest && h.Request != nil && h.Request.Async {
+			if r, err := s.cfg.Store.RequestByID(ctx, h.Owner.ID); err == nil {
+				s.announce(ctx, r)
+			}
+		}
 		if h.Owner.Kind == OwnerCustomModel {
 			if m, err := s.cfg.Store.CustomModelByID(ctx, h.Owner.ID); err == nil {
 				s.deleteKeys(ctx, RecordKeys(m))

@@ -23,6 +23,11 @@ func TestSettlement(t *testing.T) {
 		}
 		return Hold{Reservation: Reservation{Owner: Owner{Kind: OwnerRequest, ID: r.ID}}, Request: r}
 	}
+	async := func(status RequestStatus, deadline time.Duration) Hold {
+		h := req(status, deadline, false)
+		h.Request.Async = true
+		return h
+	}
 	rec := func(status Status, source string, age time.Duration) Hold {
 		m := &CustomModel{ID: uuid.New(), Status: status, Source: source, CreatedAt: now.Add(-age)}
 		return Hold{Reservation: Reservation{Owner: Owner{Kind: OwnerCustomModel, ID: m.ID}}, Custom: m}
@@ -48,6 +53,12 @@ func TestSettlement(t *testing.T) {
 		{"request running, process alone on the store", req(RequestRunning, time.Hour, false), true, HoldExpire},
 		{"request in a later state (queued) within its deadline", req("queued", time.Hour, false), true, HoldKeep},
 		{"request in a later state past deadline and grace", req("queued", -2*time.Minute, false), false, HoldExpire},
+		{"async queued within its wait, process alone", async(RequestQueued, time.Hour), true, HoldKeep},
+		{"async running within its budget, process alone: its job runs again", async(RequestRunning, time.Minute), true, HoldKeep},
+		{"async running past its deadline, within the grace", async(RequestRunning, -30*time.Second), true, HoldKeep},
+		{"async running past deadline and grace", async(RequestRunning, -61*time.Second), false, HoldExpire},
+		{"async queued past its wait and grace", async(RequestQueued, -61*time.Second), false, HoldExpire},
+		{"async cancelled", func() Hold { h := async(RequestCancelled, 0); h.Request.FinishedAt = &done; return h }(), false, HoldRelease},
 		{"record missing", gone(OwnerCustomModel), false, HoldRelease},
 		{"record completed", rec(StatusCompleted, saved, time.Hour), false, HoldCharge},
 		{"record failed", rec(StatusFailed, saved, time.Hour), false, HoldRelease},
@@ -66,6 +77,9 @@ func TestSettlement(t *testing.T) {
 		}
 		if got.Action == HoldExpire && tc.h.Custom != nil && got.Reason != ReasonInterrupted {
 			t.Errorf("%s: reason %q", tc.name, got.Reason)
+		}
+		if got.Action == HoldExpire && tc.h.Request != nil && DecodeError(got.Error).Code != CodeInternal {
+			t.Errorf("%s: error %s", tc.name, got.Error)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"image/jpeg"
 	"io"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -71,6 +72,17 @@ type ServiceConfig struct {
 	// SettleGrace is added to a deadline before the reconciler presumes its owner dead
 	// (0: DefaultSettleGrace).
 	SettleGrace time.Duration
+	// Requests queues asynchronous requests' jobs; without it Prefer: respond-async is
+	// refused.
+	Requests RequestQueue
+	// Slots, when set, takes an in-flight slot of p's key (or account) for an asynchronous
+	// request's run, as a synchronous request holds one; ok false when none is free.
+	Slots func(ctx context.Context, p Principal) (release func(), ok bool, err error)
+	// AsyncWait is how long an accepted asynchronous request may wait for its job (0:
+	// DefaultAsyncWait); ProgressInterval how often a running one writes its progress and
+	// checks for cancellation (0: DefaultProgressInterval).
+	AsyncWait        time.Duration
+	ProgressInterval time.Duration
 	// AtStep, when set, is told each named step of paid work (Step*); tests use it to
 	// stop the process there. Nil in production.
 	AtStep func(step string)
@@ -95,6 +107,8 @@ func (c *ServiceConfig) Validate() error {
 // runs the work under its stage deadline, stores the output and settles the charge.
 type Service struct {
 	cfg ServiceConfig
+	// running maps the ids of asynchronous requests running here to their work's cancel.
+	running sync.Map
 }
 
 // NewService builds a service; missing optional parts get defaults.
@@ -114,6 +128,12 @@ func NewService(cfg ServiceConfig) (*Service, error) {
 	}
 	if cfg.SettleGrace <= 0 {
 		cfg.SettleGrace = DefaultSettleGrace
+	}
+	if cfg.AsyncWait <= 0 {
+		cfg.AsyncWait = DefaultAsyncWait
+	}
+	if cfg.ProgressInterval <= 0 {
+		cfg.ProgressInterval = DefaultProgressInterval
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()

@@ -63,7 +63,7 @@ func (s *Service) Thumbnail(ctx context.Context, p Principal, in ThumbnailParams
 		}
 		url, err = s.generate(ctx, p, job.Format, func(ctx context.Context) (image.Image, error) { return s.cfg.Engine.Thumbnail(ctx, job) })
 		return err
-	})
+	}, func() any { return OutputBody{Output: url, RequestID: RequestID(ctx)} })
 	return url, err
 }
 

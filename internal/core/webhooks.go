@@ -28,8 +28,9 @@ type Event struct {
 	// it once.
 	ID string
 	At time.Time
-	// Custom is the record of a custom event.
-	Custom *CustomModel
+	// Custom is the record of a custom event; Request the request of a request event.
+	Custom  *CustomModel
+	Request *Request
 }
 
 // Events announces events; Notify queues deliveries and must not wait for them.

@@ -50,6 +50,12 @@ type Config struct {
 	WebhookRetries []time.Duration
 	WebhookWindow  time.Duration
 	WebhookWorkers int
+	// RequestWorkers is how many asynchronous requests run at once in this process
+	// (default 4).
+	RequestWorkers int
+	// RequestTimeout bounds one attempt of an asynchronous request's job (default
+	// JobTimeout): longer than the request's own deadline, which ends its work first.
+	RequestTimeout time.Duration
 	// Logger receives the queue's warnings and errors.
 	Logger *slog.Logger
 }
@@ -61,8 +67,16 @@ func (c Config) withDefaults() Config {
 	if c.JobTimeout <= 0 {
 		c.JobTimeout = 5 * time.Minute
 	}
+	if c.RequestTimeout <= 0 {
+		c.RequestTimeout = c.JobTimeout
+	}
 	if c.RescueAfter <= 0 {
-		c.RescueAfter = c.JobTimeout + time.Minute
+		c.RescueAfter = max(c.JobTimeout, c.RequestTimeout) + time.Minute
+	}
+	if c.RequestTimeout >= c.RescueAfter {
+		// A job still running at RescueAfter would be run twice: a rescue this short
+		// shortens the requests' jobs too.
+		c.RequestTimeout = c.RescueAfter - min(time.Second, c.RescueAfter/2)
 	}
 	if c.MaxAttempts <= 0 {
 		c.MaxAttempts = 5
@@ -87,6 +101,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.WebhookWorkers <= 0 {
 		c.WebhookWorkers = 4
+	}
+	if c.RequestWorkers <= 0 {
+		c.RequestWorkers = 4
 	}
 	return c
 }
@@ -123,6 +140,7 @@ type Queue struct {
 	client   client
 	handler  Handler
 	webhooks WebhookHandler
+	requests RequestHandler
 	closers  []func() error
 	started  bool
 }
@@ -192,10 +210,14 @@ func newQueue[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], cfg 
 	if err := river.AddWorkerSafely(workers, &webhookWorker{q: q}); err != nil {
 		return nil, err
 	}
+	if err := river.AddWorkerSafely(workers, &requestWorker{q: q}); err != nil {
+		return nil, err
+	}
 	c, err := river.NewClient(driver, &river.Config{
 		Queues: map[string]river.QueueConfig{
 			trainingQueue: {MaxWorkers: cfg.Workers},
 			webhookQueue:  {MaxWorkers: cfg.WebhookWorkers},
+			requestQueue:  {MaxWorkers: cfg.RequestWorkers},
 		},
 		Workers:           workers,
 		MaxAttempts:       cfg.MaxAttempts,
