@@ -32,7 +32,18 @@ type encSpec struct {
 	quality       int
 	restart       int
 	separate      bool // one scan per component instead of one interleaved scan
+	// progressive codes the same coefficients as a progressive file (SOF2): one
+	// interleaved DC scan, then one AC scan (1..63) per component, each block's
+	// band ended by its own EOB, without successive approximation.
+	progressive bool
 }
+
+// Which parts of a block encodeBlock codes.
+const (
+	codeAll = iota
+	codeDC
+	codeAC
+)
 
 // stdlibTables returns the DQT and DHT payloads image/jpeg uses at quality q.
 func stdlibTables(t testing.TB, q int) (dqt, dht [][]byte) {
@@ -123,7 +134,7 @@ func category(v int) (uint, uint32) {
 
 // encodeBlock transforms, quantises and entropy-codes block (bx, by) of p,
 // replicating edge samples beyond the plane.
-func encodeBlock(w *bitWriter, p *encPlane, quant []byte, bx, by int) {
+func encodeBlock(w *bitWriter, p *encPlane, quant []byte, bx, by, part int) {
 	var s [8][8]float64
 	for y := 0; y < 8; y++ {
 		for x := 0; x < 8; x++ {
@@ -143,10 +154,15 @@ func encodeBlock(w *bitWriter, p *encPlane, quant []byte, bx, by int) {
 		f := sum / 4 * cc(u) * cc(v)
 		zz[k] = int(math.Round(f / float64(quant[k])))
 	}
-	size, bits := category(zz[0] - p.pred)
-	p.pred = zz[0]
-	w.put(p.code[0][size], uint(p.codeLen[0][size]))
-	w.put(bits, size)
+	if part != codeAC {
+		size, bits := category(zz[0] - p.pred)
+		p.pred = zz[0]
+		w.put(p.code[0][size], uint(p.codeLen[0][size]))
+		w.put(bits, size)
+	}
+	if part == codeDC {
+		return
+	}
 	run := 0
 	for k := 1; k < 64; k++ {
 		if zz[k] == 0 {
@@ -215,7 +231,11 @@ func encodeTest(t testing.TB, spec encSpec) []byte {
 		p.code = [2]*[256]uint32{codes[0][p.tdc], codes[1][p.tac]}
 		p.codeLen = [2]*[256]uint32{lens[0][p.tdc], lens[1][p.tac]}
 	}
-	out = segment(out, mSOF0, sof)
+	sofMarker := byte(mSOF0)
+	if spec.progressive {
+		sofMarker = mSOF2
+	}
+	out = segment(out, sofMarker, sof)
 	for _, p := range dht {
 		out = segment(out, mDHT, p)
 	}
@@ -229,20 +249,36 @@ func encodeTest(t testing.TB, spec encSpec) []byte {
 			scans = append(scans, []*encPlane{p})
 		}
 	}
-	for _, sc := range scans {
+	parts := make([]int, len(scans)) // codeAll
+	if spec.progressive {
+		scans = [][]*encPlane{spec.planes}
+		parts = []int{codeDC}
+		for _, p := range spec.planes {
+			scans = append(scans, []*encPlane{p})
+			parts = append(parts, codeAC)
+		}
+	}
+	for i, sc := range scans {
 		sos := []byte{byte(len(sc))}
 		for _, p := range sc {
 			sos = append(sos, p.id, p.tdc<<4|p.tac)
 			p.pred = 0
 		}
-		out = segment(out, mSOS, append(sos, 0, 63, 0))
-		out = encodeScan(out, spec, sc, quant, hmax, vmax)
+		band := []byte{0, 63, 0}
+		switch parts[i] {
+		case codeDC:
+			band = []byte{0, 0, 0}
+		case codeAC:
+			band = []byte{1, 63, 0}
+		}
+		out = segment(out, mSOS, append(sos, band...))
+		out = encodeScan(out, spec, sc, quant, hmax, vmax, parts[i])
 	}
 	return append(out, 0xFF, mEOI)
 }
 
 // encodeScan writes one scan's entropy-coded data with restart markers.
-func encodeScan(out []byte, spec encSpec, sc []*encPlane, quant [4][]byte, hmax, vmax int) []byte {
+func encodeScan(out []byte, spec encSpec, sc []*encPlane, quant [4][]byte, hmax, vmax, part int) []byte {
 	w := &bitWriter{out: out}
 	var mcus [][2]int // MCU origins in blocks of the first component
 	if len(sc) == 1 {
@@ -270,13 +306,13 @@ func encodeScan(out []byte, spec encSpec, sc []*encPlane, quant [4][]byte, hmax,
 			}
 		}
 		if len(sc) == 1 {
-			encodeBlock(w, sc[0], quant[sc[0].tq], m[0], m[1])
+			encodeBlock(w, sc[0], quant[sc[0].tq], m[0], m[1], part)
 			continue
 		}
 		for _, p := range sc {
 			for by := 0; by < p.vs; by++ {
 				for bx := 0; bx < p.hs; bx++ {
-					encodeBlock(w, p, quant[p.tq], m[0]*p.hs+bx, m[1]*p.vs+by)
+					encodeBlock(w, p, quant[p.tq], m[0]*p.hs+bx, m[1]*p.vs+by, part)
 				}
 			}
 		}

@@ -33,7 +33,6 @@ func TestUnsupportedVariants(t *testing.T) {
 		name string
 		data []byte
 	}{
-		{"progressive SOF2", patched(base, setSOF(0xC2))},
 		{"lossless SOF3", patched(base, setSOF(0xC3))},
 		{"arithmetic SOF9", patched(base, setSOF(0xC9))},
 		{"arithmetic progressive SOF10", patched(base, setSOF(0xCA))},

@@ -2,7 +2,12 @@ package jpegscale
 
 import (
 	"image"
+	"os"
+	"path/filepath"
+	"runtime"
 	"testing"
+
+	"thumbforge/internal/testutil"
 )
 
 func FuzzDecode(f *testing.F) {
@@ -40,6 +45,51 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("bounds %v for %dx%d at 1/%d", b, cfg.Width, cfg.Height, d)
 		}
 		// Touch the far corner of every plane: it must be inside the buffers.
+		_ = img.At(b.Max.X-1, b.Max.Y-1)
+	})
+}
+
+// FuzzDecodeProgressive feeds progressive files (the committed corpus and a small copy
+// of issue 11's payload) to Decode: no panic, the announced size, and what a decode
+// allocates bounded by what Inspect announced, so a hostile header costs nothing.
+func FuzzDecodeProgressive(f *testing.F) {
+	paths, _ := filepath.Glob("testdata/progressive/*.jpg")
+	seeds := [][]byte{testutil.ProgressiveJPEG(300, 200)}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		seeds = append(seeds, b)
+	}
+	for _, s := range seeds {
+		for _, minSide := range []int{0, 10, 30} {
+			f.Add(s, minSide)
+		}
+		f.Add(s[:len(s)*2/3], 0)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, minSide int) {
+		info, inspectErr := Inspect(data, minSide)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		img, err := Decode(data, minSide)
+		runtime.ReadMemStats(&after)
+		// Decode's own bookkeeping is a few kilobytes; everything else is announced.
+		slack := uint64(256 << 10)
+		if got := after.TotalAlloc - before.TotalAlloc; inspectErr == nil && got > uint64(info.Bytes)+slack ||
+			inspectErr != nil && got > slack {
+			t.Fatalf("Decode allocated %d bytes; Inspect announced %d (%v)", got, info.Bytes, inspectErr)
+		}
+		if err != nil {
+			return
+		}
+		if inspectErr != nil {
+			t.Fatalf("Decode succeeded but Inspect failed: %v", inspectErr)
+		}
+		b := img.Bounds()
+		if b.Dx() != ceilDiv(info.Width, info.Scale) || b.Dy() != ceilDiv(info.Height, info.Scale) {
+			t.Fatalf("bounds %v for %+v", b, info)
+		}
 		_ = img.At(b.Max.X-1, b.Max.Y-1)
 	})
 }

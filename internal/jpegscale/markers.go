@@ -10,6 +10,7 @@ import (
 const (
 	mSOF0 = 0xC0 // baseline DCT
 	mSOF1 = 0xC1 // extended sequential DCT, Huffman
+	mSOF2 = 0xC2 // progressive DCT, Huffman
 	mDHT  = 0xC4
 	mRST0 = 0xD0
 	mRST7 = 0xD7
@@ -36,6 +37,15 @@ type component struct {
 	dc, ac *huffTable
 	q      *[64]int32 // quantiser in zigzag order, captured at scan start
 	done   bool
+
+	// Progressive files only: the grid of blocks every scan fills (bgw x bgh, the
+	// interleaved MCUs' extent), holding per block the coefficients the chosen scale
+	// uses (d.nkeep of them, natural order within the kept square) and a bitmap of the
+	// AC coefficients that are nonzero so far, which refinement scans depend on.
+	coef     []int16
+	nz       []uint64
+	bgw, bgh int
+	dcSeen   bool // a first DC scan has covered the component
 }
 
 // decoder holds the parse state of one image; it is used once.
@@ -58,6 +68,11 @@ type decoder struct {
 	ratio         image.YCbCrSubsampleRatio
 	br            bitReader
 	blk           [64]int32
+
+	progressive bool
+	eobrun      int      // progressive AC scans: blocks left in the current end-of-band run
+	keep        [64]int8 // zigzag index -> slot in a block's kept coefficients, -1 if dropped
+	nkeep       int
 }
 
 // segment returns the payload of a length-prefixed marker segment and advances past it.
@@ -94,6 +109,10 @@ func (d *decoder) parse(data []byte, decode bool, minSide int) error {
 			d.pos++
 		}
 		if d.pos >= len(data) {
+			if d.progressive && decode {
+				// Without EOI there is no telling whether scans are missing.
+				return io.ErrUnexpectedEOF
+			}
 			return d.finish(decode)
 		}
 		m := data[d.pos]
@@ -103,7 +122,7 @@ func (d *decoder) parse(data []byte, decode bool, minSide int) error {
 			return d.finish(decode)
 		case m == mSOI || m == mTEM || (m >= mRST0 && m <= mRST7) || m == 0:
 			// Parameterless markers (or a stray stuffed zero): nothing to skip.
-		case m == mSOF0 || m == mSOF1:
+		case m == mSOF0 || m == mSOF1 || m == mSOF2:
 			if d.comps != nil {
 				return fmt.Errorf("%w: multiple frames", ErrFormat)
 			}
@@ -111,6 +130,7 @@ func (d *decoder) parse(data []byte, decode bool, minSide int) error {
 			if err != nil {
 				return err
 			}
+			d.progressive = m == mSOF2
 			if err := d.parseSOF(p); err != nil {
 				return err
 			}
@@ -120,8 +140,8 @@ func (d *decoder) parse(data []byte, decode bool, minSide int) error {
 			if err := d.setup(minSide); err != nil {
 				return err
 			}
-		case m >= 0xC2 && m <= 0xCF && m != mDHT:
-			// SOF2/3/5-7/9-11/13-15 (progressive, lossless, hierarchical,
+		case m >= 0xC3 && m <= 0xCF && m != mDHT:
+			// SOF3/5-7/9-11/13-15 (lossless, hierarchical,
 			// arithmetic), JPG and DAC (arithmetic conditioning).
 			return ErrUnsupported
 		default:
@@ -183,6 +203,9 @@ func (d *decoder) finish(decode bool) error {
 		if !d.comps[i].done {
 			return io.ErrUnexpectedEOF
 		}
+	}
+	if d.progressive {
+		return d.reconstruct()
 	}
 	return nil
 }

@@ -24,6 +24,9 @@ func (d *decoder) decodeScan(p []byte) error {
 	if len(p) < 1 {
 		return fmt.Errorf("%w: short SOS", ErrFormat)
 	}
+	if d.progressive {
+		return d.progressiveScan(p)
+	}
 	ns := int(p[0])
 	if ns < 1 || ns > len(d.comps) || len(p) != 4+2*ns {
 		return fmt.Errorf("%w: bad SOS", ErrFormat)
@@ -77,6 +80,7 @@ func (d *decoder) restartDue(left *int, comps []*component) {
 		for _, c := range comps {
 			c.pred = 0
 		}
+		d.eobrun = 0
 		*left = d.restart
 	}
 	*left--
