@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -85,6 +86,9 @@ type Server struct {
 	// idemLease: see Config.IdempotencyLease.
 	idemLease time.Duration
 	handler   http.Handler
+	// documented and undocumented are the mux's patterns as registered: the routes the
+	// OpenAPI document describes, and the rest (pages, assets, catch-alls).
+	documented, undocumented []string
 }
 
 // New builds the server and its routes.
@@ -183,33 +187,52 @@ func (s *Server) apiRoutes() []route {
 // version's shape, and the operational endpoints.
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
+	route := func(pattern string, h http.Handler) {
+		s.documented = append(s.documented, pattern)
+		mux.Handle(pattern, h)
+	}
+	other := func(pattern string, h http.Handler) {
+		s.undocumented = append(s.undocumented, pattern)
+		mux.Handle(pattern, h)
+	}
 	for _, rt := range s.apiRoutes() {
 		pattern := rt.method + " " + rt.path
-		mux.Handle(pattern, s.api(pattern, rt.version, rt.handler))
+		route(pattern, s.api(pattern, rt.version, rt.handler))
 	}
-	mux.Handle("/v1/", s.notFound(mux, V1))
-	mux.Handle("/v2/", s.notFound(mux, V2))
-	mux.Handle("/admin/api/", s.notFound(mux, Admin))
-	mux.Handle("/", s.notFound(mux, V2))
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+	other("/v1/", s.notFound(mux, V1))
+	other("/v2/", s.notFound(mux, V2))
+	other("/admin/api/", s.notFound(mux, Admin))
+	other("/", s.notFound(mux, V2))
+	route("GET /healthz", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
-	})
-	mux.HandleFunc("GET /readyz", s.readyz)
-	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.Registry, promhttp.HandlerOpts{}))
-	mux.HandleFunc("GET /openapi.json", s.openapi.serve(false))
-	mux.HandleFunc("GET /openapi-3.0.json", s.openapi.serve(true))
+	}))
+	route("GET /readyz", http.HandlerFunc(s.readyz))
+	route("GET /metrics", promhttp.HandlerFor(s.metrics.Registry, promhttp.HandlerOpts{}))
+	route("GET /openapi.json", s.openapi.serve(false))
+	route("GET /openapi-3.0.json", s.openapi.serve(true))
 	for _, p := range s.docs.Patterns() {
-		mux.Handle(p, s.docs)
+		if p == "GET /docs" {
+			route(p, s.docs) // the reference page; its assets are not routes
+		} else {
+			other(p, s.docs)
+		}
 	}
 	if s.files != nil {
-		mux.Handle("GET /files/", s.files)
+		other("GET /files/", s.files)
 	}
 	if s.pages != nil {
 		for _, p := range s.pages.Patterns() {
-			mux.Handle(p, s.pages)
+			other(p, s.pages)
 		}
 	}
 	return mux
+}
+
+// Patterns lists the mux's patterns as registered: documented are the routes the OpenAPI
+// document must describe (API and operational routes), undocumented the web console's
+// pages, static assets, output files and the catch-alls that answer unknown paths.
+func (s *Server) Patterns() (documented, undocumented []string) {
+	return slices.Clone(s.documented), slices.Clone(s.undocumented)
 }
 
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
