@@ -109,7 +109,10 @@ func (s *Server) api(route string, v Version, h handlerFunc) http.Handler {
 			s.metrics.requests.WithLabelValues(route, strconv.Itoa(rec.status)).Inc()
 			s.metrics.latency.WithLabelValues(route).Observe(time.Since(start).Seconds())
 		}()
-		serve := func(w http.ResponseWriter, r *http.Request, h handlerFunc) error { return s.serveAPI(w, r, v, h) }
+		keySlot := !slotFree[route]
+		serve := func(w http.ResponseWriter, r *http.Request, h handlerFunc) error {
+			return s.serveAPI(w, r, v, keySlot, h)
+		}
 		if v == Admin {
 			serve = s.serveAdmin
 		}
@@ -122,7 +125,12 @@ func (s *Server) api(route string, v Version, h handlerFunc) http.Handler {
 	})
 }
 
-func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, v Version, h handlerFunc) error {
+// slotFree are the routes that take no in-flight slot of their key: reading and cancelling
+// requests, which running asynchronous requests would otherwise lock out (a key with limit
+// 1 and one request running could not poll it). The process-wide cap still applies.
+var slotFree = map[string]bool{"GET /v2/requests/{id}": true, "DELETE /v2/requests/{id}": true}
+
+func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, v Version, keySlot bool, h handlerFunc) error {
 	if on, err := s.maintenance(r.Context()); err != nil {
 		return err
 	} else if on {
@@ -135,7 +143,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, v Version, h h
 	if info, ok := r.Context().Value(infoKey{}).(*reqInfo); ok {
 		info.keyID = p.Key.ID.String()
 	}
-	release, err := s.acquireSlots(r, p)
+	release, err := s.acquireSlots(r, p, keySlot)
 	if err != nil {
 		return err
 	}
@@ -154,14 +162,18 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, v Version, h h
 
 // acquireSlots takes the request's in-flight slots: one of its key's (or, per account, its
 // account's) and one of the process's. Either one missing is 429 at once.
-func (s *Server) acquireSlots(r *http.Request, p core.Principal) (func(), error) {
-	key, what, limit := s.slotKey(p)
-	release, ok, err := s.limiter.Acquire(r.Context(), key, limit)
-	if err != nil {
-		return nil, core.Wrap(core.CodeInternal, err, "Internal error.")
-	}
-	if !ok {
-		return nil, core.E(core.CodeTooManyRequests, "Too many requests in flight for this %s (limit %d).", what, limit)
+func (s *Server) acquireSlots(r *http.Request, p core.Principal, keySlot bool) (func(), error) {
+	release := func() {}
+	if keySlot {
+		key, what, limit := s.slotKey(p)
+		rel, ok, err := s.limiter.Acquire(r.Context(), key, limit)
+		if err != nil {
+			return nil, core.Wrap(core.CodeInternal, err, "Internal error.")
+		}
+		if !ok {
+			return nil, core.E(core.CodeTooManyRequests, "Too many requests in flight for this %s (limit %d).", what, limit)
+		}
+		release = rel
 	}
 	if s.maxInFlight > 0 {
 		if n := s.inFlight.Add(1); n > s.maxInFlight {

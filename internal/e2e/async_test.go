@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"thumbforge/internal/app"
+	"thumbforge/internal/core"
 	"thumbforge/internal/engines/enginetest/comfyfake"
 )
 
@@ -220,17 +221,40 @@ func TestAsyncRefusalsAndLookups(t *testing.T) {
 	}
 }
 
-// TestAsyncCancelInterruptsComfyUI: a request running on a ComfyUI job that never ends is
-// cancelled: its credits come back at once, the engine's prompt is interrupted and
-// dropped from the queue, and a second cancel is 409.
+// TestAsyncCancelInterruptsComfyUI: with one async worker, a request runs on a ComfyUI job
+// that never ends (its progress shown) while a second waits in the queue (its position
+// shown). Cancelling the queued one gives its credits back. The running one holds its
+// key's in-flight slot: with a limit of 1 a synchronous request is refused, while reading
+// and cancelling still work. Cancelling it gives its credits back at once, interrupts the
+// engine's prompt and drops it from ComfyUI's queue, and frees the slot; a second cancel
+// is 409.
 func TestAsyncCancelInterruptsComfyUI(t *testing.T) {
 	fake, url := comfyFake(t)
-	e := start(t, 1000, withComfyUI(nil, url), fastProgress)
+	e := start(t, 1000, withComfyUI(nil, url), fastProgress, func(c *app.Config) { c.AsyncWorkers = 1 })
 	fake.Arm(comfyfake.Hang, 1)
-	id := accepted(t, e.async("/v2/thumbnail/text", e.Key, map[string]any{"prompt": "Never finishes", "model": "mdl_3", "format": "16:9"}))
+	body := map[string]any{"prompt": "Never finishes", "model": "mdl_3", "format": "16:9"}
+	id := accepted(t, e.async("/v2/thumbnail/text", e.Key, body))
 	waitUntil(t, "the prompt to reach ComfyUI", func() bool { return len(fake.Prompts()) == 1 })
-	if r := e.do("GET", "/v2/requests/"+id, e.Key, nil); r.str("status") != "running" || e.balance(e.Account) != 1000-16 {
-		t.Fatalf("before the cancel: %s, balance %d", r.Raw, e.balance(e.Account))
+	waitUntil(t, "its progress to be written", func() bool {
+		r := e.do("GET", "/v2/requests/"+id, e.Key, nil)
+		p, _ := r.Body["progress"].(float64)
+		return r.str("status") == "running" && p > 0 && p < 100 && r.Body["queue_position"] == nil
+	})
+
+	qid := accepted(t, e.async("/v2/thumbnail/text", e.Key, map[string]any{"prompt": "Waits its turn", "model": "mdl_3", "format": "16:9"}))
+	q := e.do("GET", "/v2/requests/"+qid, e.Key, nil)
+	if q.str("status") != "queued" || q.Body["queue_position"] != float64(1) || q.Body["progress"] != float64(0) || e.balance(e.Account) != 1000-32 {
+		t.Fatalf("second request: %s, balance %d", q.Raw, e.balance(e.Account))
+	}
+	if r := e.do("DELETE", "/v2/requests/"+qid, e.Key, nil); r.Status != 200 || r.str("status") != "cancelled" || e.balance(e.Account) != 1000-16 {
+		t.Fatalf("cancel of the queued request: %d %s, balance %d", r.Status, r.Raw, e.balance(e.Account))
+	}
+
+	if _, err := e.App.Store.UpdateAccount(context.Background(), e.Account, func(a *core.Account) error { a.Concurrency = 1; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.post("/v2/thumbnail/score", map[string]any{"image_base64": dataURL(t, testImage(320, 180, 3))}); r.Status != 429 || r.code() != "TOO_MANY_REQUESTS" {
+		t.Fatalf("a synchronous request beside the running one, limit 1: %d %s", r.Status, r.Raw)
 	}
 	r := e.do("DELETE", "/v2/requests/"+id, e.Key, nil)
 	errBody, _ := r.Body["error"].(map[string]any)
@@ -252,6 +276,9 @@ func TestAsyncCancelInterruptsComfyUI(t *testing.T) {
 	waitUntil(t, "the work to stop", func() bool { return !e.App.Service.Running(uuid.MustParse(id)) })
 	if got := e.do("GET", "/v2/requests/"+id, e.Key, nil); got.str("status") != "cancelled" || e.balance(e.Account) != 1000 {
 		t.Fatalf("after the work stopped: %s, balance %d", got.Raw, e.balance(e.Account))
+	}
+	if r := e.post("/v2/thumbnail/score", map[string]any{"image_base64": dataURL(t, testImage(320, 180, 3))}); r.Status != 200 {
+		t.Fatalf("the stopped work kept its slot: %d %s", r.Status, r.Raw)
 	}
 }
 
