@@ -101,6 +101,7 @@ func (s *Server) requestView(ctx context.Context, r *core.Request) (*requestBody
 		if err != nil {
 			return nil, core.Wrap(core.CodeInternal, err, "Internal error.")
 		}
+		n = max(n, 1) // started between the two reads: it was at the front
 		b.QueuePosition = &n
 	}
 	return b, nil

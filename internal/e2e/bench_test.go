@@ -5,10 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync/atomic"
 	"io"
 	"net/http"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"net/http/httptest"
 	"thumbforge/internal/app"
@@ -33,6 +34,15 @@ func benchPost(b *testing.B, e *env, path string, body any, want int) {
 
 // benchPostKeyed is benchPost with an Idempotency-Key per request from key (none when nil).
 func benchPostKeyed(b *testing.B, e *env, path string, body any, want int, key func() string) {
+	benchPostWith(b, e, path, body, want, func(req *http.Request) {
+		if key != nil {
+			req.Header.Set("Idempotency-Key", key())
+		}
+	})
+}
+
+// benchPostWith is benchPost with headers set by header on every request.
+func benchPostWith(b *testing.B, e *env, path string, body any, want int, header func(*http.Request)) {
 	data, _ := json.Marshal(body)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	b.ReportAllocs()
@@ -41,9 +51,7 @@ func benchPostKeyed(b *testing.B, e *env, path string, body any, want int, key f
 		for pb.Next() {
 			req, _ := http.NewRequest("POST", e.URL+path, bytes.NewReader(data))
 			req.Header.Set("X-Api-Key", e.Key)
-			if key != nil {
-				req.Header.Set("Idempotency-Key", key())
-			}
+			header(req)
 			resp, err := client.Do(req)
 			if err != nil {
 				b.Error(err)
@@ -82,6 +90,26 @@ func BenchmarkTitlesIdempotent(b *testing.B) {
 	var n atomic.Int64
 	benchPostKeyed(b, benchEnv(b), "/v2/title/text", map[string]any{"prompt": "I tested 5 budget mechanical keyboards under $50 for a month"}, 200,
 		func() string { return fmt.Sprint("k", n.Add(1)) })
+}
+
+// BenchmarkTitlesAsync is BenchmarkTitles with Prefer: respond-async: the 202 answer
+// (validation, the request row and its hold in one transaction, the job's insert), while
+// the queue's workers run the accepted requests beside it. The timer stops once every
+// accepted request has ended.
+func BenchmarkTitlesAsync(b *testing.B) {
+	e := benchEnv(b)
+	benchPostWith(b, e, "/v2/title/text", map[string]any{"prompt": "I tested 5 budget mechanical keyboards under $50 for a month"}, 202,
+		func(req *http.Request) { req.Header.Set("Prefer", "respond-async") })
+	for {
+		open, err := e.App.Store.OpenAsyncRequests(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(open) == 0 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // BenchmarkIdempotentReplay repeats one keyed request: every answer after the first is the

@@ -34,6 +34,9 @@ type crashPath struct {
 	price     int64
 	steps     []string
 	delivered string
+	// async sends the request with Prefer: respond-async: its job runs the steps and runs
+	// again after the restart.
+	async bool
 }
 
 var requestSteps = []string{core.StepReserved, core.StepOutputRecorded, core.StepOutputStored, core.StepWorked, core.StepSettled}
@@ -45,26 +48,29 @@ func crashPaths() []crashPath {
 	return []crashPath{
 		{"thumbnail", "POST", "/v2/thumbnail/text", func(t *testing.T, _ string) any {
 			return map[string]any{"prompt": "Crash test thumbnail", "model": "mdl_3", "format": "16:9"}
-		}, 16, requestSteps, core.StepSettled},
+		}, 16, requestSteps, core.StepSettled, false},
 		{"edit", "POST", "/v2/thumbnail/edit", func(t *testing.T, _ string) any {
 			return map[string]any{"image_base64": img(t), "prompt": "make it brighter", "format": "16:9"}
-		}, 12, requestSteps, core.StepSettled},
+		}, 12, requestSteps, core.StepSettled, false},
 		{"faceswap", "POST", "/v2/thumbnail/faceswap", func(t *testing.T, _ string) any {
 			face := photo(t, "astronaut.jpg")
 			return map[string]any{"image_base64": dataURL(t, mirrored(face)), "face_image_base64": dataURL(t, face), "format": "1:1"}
-		}, 12, requestSteps, core.StepSettled},
+		}, 12, requestSteps, core.StepSettled, false},
 		{"titles", "POST", "/v2/title/text", func(t *testing.T, _ string) any {
 			return map[string]any{"prompt": "I rebuilt a vintage bicycle"}
-		}, 8, []string{core.StepReserved, core.StepWorked, core.StepSettled}, core.StepSettled},
+		}, 8, []string{core.StepReserved, core.StepWorked, core.StepSettled}, core.StepSettled, false},
 		{"score", "POST", "/v2/thumbnail/score", func(t *testing.T, _ string) any {
 			return map[string]any{"image_base64": img(t)}
-		}, 3, []string{core.StepReserved, core.StepWorked, core.StepSettled}, core.StepSettled},
+		}, 3, []string{core.StepReserved, core.StepWorked, core.StepSettled}, core.StepSettled, false},
+		{"async-thumbnail", "POST", "/v2/thumbnail/text", func(t *testing.T, _ string) any {
+			return map[string]any{"prompt": "Crash test async thumbnail", "model": "mdl_3", "format": "16:9"}
+		}, 16, requestSteps, core.StepReserved, true},
 		{"training-v1-persona", "POST", "/v1/persona", func(t *testing.T, zipURL string) any {
 			return map[string]any{"name": "Crash persona", "training_data": zipURL}
-		}, trainingPrice, trainingSteps, core.StepCustomSaved},
+		}, trainingPrice, trainingSteps, core.StepCustomSaved, false},
 		{"training-v2-style", "POST", "/v2/custom/style", func(t *testing.T, _ string) any {
 			return map[string]any{"name": "Crash style", "image_base64s": []string{img(t), img(t), img(t)}}
-		}, trainingPrice, trainingSteps, core.StepCustomSaved},
+		}, trainingPrice, trainingSteps, core.StepCustomSaved, false},
 	}
 }
 
@@ -105,7 +111,7 @@ func runCrashPath(t *testing.T, p crashPath, zipURL string) {
 		delivered = delivered || step == p.delivered
 		acct, key := apptest.NewAccount(t, st, "crash "+step, 1000)
 		crashed := serveCrashing(t, data, step)
-		go send(crashed.URL, p.method, p.path, key, p.body(t, zipURL))
+		go send(crashed.URL, p.method, p.path, key, p.async, p.body(t, zipURL))
 		select {
 		case <-crashed.Done:
 		case <-time.After(90 * time.Second):
@@ -137,10 +143,13 @@ func serveCrashing(t *testing.T, data, step string) *testutil.Server {
 }
 
 // send posts a request whose answer the crash usually cuts off; it is not checked.
-func send(base, method, path, key string, body any) {
+func send(base, method, path, key string, async bool, body any) {
 	b, _ := json.Marshal(body)
 	req, _ := http.NewRequest(method, base+path, bytes.NewReader(b))
 	req.Header.Set("X-Api-Key", key)
+	if async {
+		req.Header.Set("Prefer", "respond-async")
+	}
 	req.Header.Set("Content-Type", "application/json")
 	if resp, err := http.DefaultClient.Do(req); err == nil {
 		resp.Body.Close()

@@ -223,7 +223,7 @@ func newQueue[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], cfg 
 		MaxAttempts:       cfg.MaxAttempts,
 		JobTimeout:        cfg.JobTimeout,
 		FetchPollInterval: cfg.PollInterval,
-		FetchCooldown:     min(cfg.PollInterval, 100*time.Millisecond),
+		FetchCooldown:     min(cfg.PollInterval, 10*time.Millisecond),
 		// A job still "running" this long after its start, past its deadline, belonged to
 		// a dead process.
 		RescueStuckJobsAfter: cfg.RescueAfter,
