@@ -219,6 +219,16 @@ func TestAsyncRefusalsAndLookups(t *testing.T) {
 	if got := e.balance(e.Account); got != 96 {
 		t.Fatalf("balance %d, want 96: one title charged", got)
 	}
+
+	// A version 1 request ignores the preference, and is recorded in version 2's shape.
+	v1 := e.doWith(context.Background(), "POST", "/v1/title", e.Key, preferAsync, map[string]any{"prompt": "Old clients", "model": "mdl-3"})
+	if v1.Status != 200 || v1.str("output") == "" {
+		t.Fatalf("v1 with Prefer: %d %s", v1.Status, v1.Raw)
+	}
+	rec = e.do("GET", "/v2/requests/"+v1.Header.Get("X-Request-Id"), e.Key, nil)
+	if res, _ := rec.Body["result"].(map[string]any); rec.str("status") != "succeeded" || rec.str("operation") != "title" || res["request_id"] != v1.Header.Get("X-Request-Id") {
+		t.Fatalf("v1 request recorded as %s", rec.Raw)
+	}
 }
 
 // TestAsyncCancelInterruptsComfyUI: with one async worker, a request runs on a ComfyUI job
