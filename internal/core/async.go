@@ -218,8 +218,8 @@ func (s *Service) RunRequest(ctx context.Context, id uuid.UUID) error {
 	}
 	err = s.runStarted(ctx, p, r)
 	var intr *errInterrupted
-	if errors.As(err, &intr) {
-		return err
+	if errors.As(err, &intr) || errors.Is(err, ErrBusy) {
+		return err // the request stays open: its job runs again
 	}
 	if err != nil {
 		// Refused before its work began (a persona deleted since): end it with that error.
@@ -234,6 +234,11 @@ func (s *Service) RunRequest(ctx context.Context, id uuid.UUID) error {
 // runStarted runs a started request's work under a context that its cancellation ends,
 // reporting its progress.
 func (s *Service) runStarted(ctx context.Context, p Principal, r *Request) error {
+	release, err := s.reserveParams(ctx, len(r.Params))
+	if err != nil {
+		return err
+	}
+	defer release()
 	var w Work
 	if err := json.Unmarshal(r.Params, &w); err != nil {
 		return Wrap(CodeInternal, err, "Internal error.")
@@ -262,6 +267,31 @@ func (s *Service) runStarted(ctx context.Context, p Principal, r *Request) error
 	defer func() { close(done); <-watched }()
 	wctx = WithRequestID(context.WithValue(wctx, startedKey{}, r), r.ID.String())
 	return s.run(wctx, p, w)
+}
+
+// smallParams is the input size below which a job reserves no memory for it (the API's
+// rule for request bodies).
+const smallParams = 64 << 10
+
+// reserveParams holds, while the work runs, what its kept input weighs in memory: its
+// bytes and the strings decoded from them, as the API reserves for a request's body. No
+// memory free in time is ErrBusy (the job tries again); an input larger than one share of
+// the budget was admitted as a body already and runs unreserved.
+func (s *Service) reserveParams(ctx context.Context, n int) (func(), error) {
+	if s.cfg.Reserve == nil || n < smallParams {
+		return func() {}, nil
+	}
+	release, err := s.cfg.Reserve(ctx, 2*int64(n))
+	switch {
+	case err == nil:
+		return release, nil
+	case ctx.Err() != nil:
+		return nil, &errInterrupted{ctx.Err()}
+	case CodeOf(err) == CodeTooManyRequests:
+		return nil, ErrBusy
+	}
+	s.cfg.Logger.WarnContext(ctx, "asynchronous request's input not reserved", "bytes", n, "err", err)
+	return func() {}, nil
 }
 
 // watch writes the work's progress every interval (only when it moved) and cancels the

@@ -3,6 +3,7 @@ package core_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -188,5 +189,43 @@ func TestAsyncCancelWhileRunning(t *testing.T) {
 	}
 	if b := a.balance(); b != 100 {
 		t.Fatalf("balance %d, want 100", b)
+	}
+}
+
+// TestAsyncInputReserved: a large kept input reserves twice its size from the memory
+// budget while its work runs; no memory free in time leaves the request for its job's
+// next try.
+func TestAsyncInputReserved(t *testing.T) {
+	var reserved, held int64
+	full := true
+	a := &asyncEnv{q: &requestQueue{}, events: &events{}}
+	a.env = newEnv(t, func(c *core.ServiceConfig) {
+		c.Requests = a.q
+		c.Reserve = func(ctx context.Context, n int64) (func(), error) {
+			if full {
+				return nil, core.E(core.CodeTooManyRequests, "busy")
+			}
+			reserved, held = n, held+n
+			return func() { held -= n }, nil
+		}
+	})
+	a.p.Key = &core.APIKey{ID: uuid.New(), AccountID: a.p.Account.ID}
+	id := uuid.Must(uuid.NewV7())
+	big := strings.Repeat("bikes ", 20000)
+	if _, err := a.svc.Submit(core.WithRequestID(a.ctx, id.String()), a.p, core.Work{Kind: core.WorkTitle, Title: &core.TitleParams{Prompt: big, Count: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.svc.RunRequest(a.ctx, id); !errors.Is(err, core.ErrBusy) {
+		t.Fatalf("no memory free: %v, want ErrBusy", err)
+	}
+	if got := a.request(id); got.FinishedAt != nil {
+		t.Fatalf("the request ended without memory: %+v", got)
+	}
+	full = false
+	if err := a.svc.RunRequest(a.ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if got := a.request(id); got.Status != core.RequestSucceeded || reserved < 2*int64(len(big)) || held != 0 {
+		t.Fatalf("status %s, reserved %d for a %d-byte prompt, %d still held", got.Status, reserved, len(big), held)
 	}
 }

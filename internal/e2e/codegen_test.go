@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"time"
 
 	"example.com/tfclient/thumbforge"
 )
@@ -37,12 +38,29 @@ func main() {
 	if err != nil || acct.JSON200 == nil {
 		panic(fmt.Sprint(err, acct.Status()))
 	}
-	res, err := c.CreateThumbnailFromTextWithResponse(context.Background(), thumbforge.CreateThumbnailFromTextJSONRequestBody{
-		Prompt: "Ten budget travel tips for Japan", Model: thumbforge.ModelV2Mdl45, Format: thumbforge.N169})
+	body := thumbforge.CreateThumbnailFromTextJSONRequestBody{
+		Prompt: "Ten budget travel tips for Japan", Model: thumbforge.ModelV2Mdl45, Format: thumbforge.N169}
+	res, err := c.CreateThumbnailFromTextWithResponse(context.Background(), &thumbforge.CreateThumbnailFromTextParams{}, body)
 	if err != nil || res.JSON200 == nil {
 		panic(fmt.Sprint(err, res.Status()))
 	}
-	fmt.Println("balance", acct.JSON200.Balance, "output", res.JSON200.Output != "")
+	async := "respond-async"
+	acc, err := c.CreateThumbnailFromTextWithResponse(context.Background(), &thumbforge.CreateThumbnailFromTextParams{Prefer: &async}, body)
+	if err != nil || acc.JSON202 == nil {
+		panic(fmt.Sprint(err, acc.Status()))
+	}
+	status := ""
+	for range 500 {
+		st, err := c.GetRequestWithResponse(context.Background(), fmt.Sprint(acc.JSON202.RequestId))
+		if err != nil || st.JSON200 == nil {
+			panic(fmt.Sprint(err, st.Status()))
+		}
+		if status = fmt.Sprint(st.JSON200.Status); status == "succeeded" || status == "failed" {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	fmt.Println("balance", acct.JSON200.Balance, "output", res.JSON200.Output != "", "async", status)
 }
 `
 )
@@ -89,7 +107,7 @@ func TestGeneratedGoClient(t *testing.T) {
 	must(result.Close())
 	got, err := os.ReadFile(filepath.Join(dir, "result.txt"))
 	must(err)
-	if strings.TrimSpace(string(got)) != "balance 100 output true" {
+	if strings.TrimSpace(string(got)) != "balance 100 output true async succeeded" {
 		t.Fatalf("the generated client said %q", got)
 	}
 }
