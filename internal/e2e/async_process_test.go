@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,7 +37,12 @@ func TestAsyncSurvivesSIGKILL(t *testing.T) {
 	t.Cleanup(func() { st.Close() })
 	crashed := serveCrashing(t, data, core.StepReserved)
 	e := &env{t: t, URL: crashed.URL, client: checkedClient(t)}
-	id := accepted(t, e.async("/v2/thumbnail/text", crashed.Key, map[string]any{"prompt": "Survives a crash", "model": "mdl_3", "format": "16:9"}))
+	// The job may start, and kill the server, before the 202 is written: the answer is
+	// checked when it came, the request found in the database either way.
+	ans := e.async("/v2/thumbnail/text", crashed.Key, map[string]any{"prompt": "Survives a crash", "model": "mdl_3", "format": "16:9"})
+	if ans.Status != http.StatusAccepted && ans.Status != -1 {
+		t.Fatalf("want 202 or a connection cut by the kill, got %d %s", ans.Status, ans.Raw)
+	}
 	select {
 	case <-crashed.Done:
 	case <-time.After(60 * time.Second):
@@ -48,6 +54,14 @@ func TestAsyncSurvivesSIGKILL(t *testing.T) {
 	key, _, err := st.KeyByHash(context.Background(), core.HashKey(crashed.Key))
 	if err != nil {
 		t.Fatal(err)
+	}
+	open, err := st.OpenAsyncRequests(context.Background())
+	if err != nil || len(open) != 1 {
+		t.Fatalf("open asynchronous requests after the kill: %v %v, want one", open, err)
+	}
+	id := open[0].String()
+	if ans.Status == http.StatusAccepted && accepted(t, ans) != id {
+		t.Fatalf("accepted %s, the database has %s", ans.str("request_id"), id)
 	}
 	if r, err := st.GetRequest(context.Background(), key.AccountID, uuid.MustParse(id)); err != nil || r.Status != core.RequestRunning {
 		t.Fatalf("after the kill the request is %+v (%v), want running", r, err)

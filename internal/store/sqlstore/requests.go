@@ -183,8 +183,10 @@ func (s *Store) TouchRequest(ctx context.Context, id uuid.UUID, progress int) (b
 // QueuePosition counts the queued requests accepted before r, and r.
 func (s *Store) QueuePosition(ctx context.Context, r *core.Request) (int, error) {
 	var n int
-	err := s.pool().QueryRowContext(ctx, `SELECT COUNT(*) FROM requests WHERE status = $1
-		AND (created_at < $2 OR (created_at = $2 AND id <= $3))`, core.RequestQueued, s.t(r.CreatedAt), r.ID).Scan(&n)
+	// The state is written out, not bound, so that both dialects can use the partial index
+	// of queued requests (migration 0007).
+	err := s.pool().QueryRowContext(ctx, `SELECT COUNT(*) FROM requests WHERE status = '`+string(core.RequestQueued)+`'
+		AND (created_at < $1 OR (created_at = $1 AND id <= $2))`, s.t(r.CreatedAt), r.ID).Scan(&n)
 	return n, s.fail("queue position", err)
 }
 
