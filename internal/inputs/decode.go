@@ -12,6 +12,7 @@ import (
 	"golang.org/x/image/webp"
 
 	"thumbforge/internal/memory"
+	"thumbforge/internal/pngscale"
 )
 
 // Format is an image container recognised by its leading bytes.
@@ -89,10 +90,10 @@ func (l *Loader) Decode(ctx context.Context, data []byte, field string) (image.I
 	if err != nil {
 		return nil, err
 	}
-	img, err := l.decodePlanned(f, c, data, p)
+	img, res, err := l.decodePlanned(ctx, field, f, c, data, p, res)
 	if err != nil {
 		res.Release()
-		return nil, invalidImage(field, fmt.Sprintf("the %s image is corrupt", upper(f)), err)
+		return nil, err
 	}
 	res.Shrink(pixBytes(img))
 	memory.Hold(ctx, res)
@@ -112,19 +113,40 @@ func (l *Loader) reserve(ctx context.Context, field string, n int64) (*memory.Re
 	return l.cfg.Budget.Reserve(ctx, n)
 }
 
-// decodePlanned decodes at the planned size: JPEGs scaled in the DCT when the fast
-// decoder takes them, everything else decoded whole and reduced at once.
-func (l *Loader) decodePlanned(f Format, c codec, data []byte, p plan) (image.Image, error) {
-	if f == FormatJPEG && l.cfg.Decoder != nil {
+// decodePlanned decodes at the planned size: JPEGs (baseline and progressive) scaled in
+// the DCT when the fast decoder takes them, PNGs reduced row by row while they are read,
+// everything else decoded whole and reduced at once. When the fast JPEG decoder fails,
+// image/jpeg decodes at full size, and only after what that takes was reserved in place
+// of the planned amount. It returns the reservation that now covers the result.
+func (l *Loader) decodePlanned(ctx context.Context, field string, f Format, c codec, data []byte, p plan,
+	res *memory.Reservation) (image.Image, *memory.Reservation, error) {
+	corrupt := func(err error) error {
+		return invalidImage(field, fmt.Sprintf("the %s image is corrupt", upper(f)), err)
+	}
+	switch {
+	case p.png:
+		img, err := pngscale.Decode(data, p.w, p.h)
+		if err != nil {
+			return nil, res, corrupt(err)
+		}
+		return img, res, nil
+	case f == FormatJPEG && l.cfg.Decoder != nil:
 		if img, err := l.cfg.Decoder(data, l.cfg.DecodeMinSide); err == nil && img != nil {
-			return img, nil
+			return img, res, nil
+		}
+		if p.fallback > p.peak {
+			res.Release()
+			var err error
+			if res, err = l.reserve(ctx, field, p.fallback); err != nil {
+				return nil, nil, err
+			}
 		}
 	}
 	img, err := c.decode(bytes.NewReader(data))
 	if err != nil {
-		return nil, err
+		return nil, res, corrupt(err)
 	}
-	return reduce(img, p.w, p.h), nil
+	return reduce(img, p.w, p.h), res, nil
 }
 
 func upper(f Format) string {

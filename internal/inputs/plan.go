@@ -1,12 +1,14 @@
 package inputs
 
 import (
-	"encoding/binary"
 	"fmt"
 	"image"
 	"math"
 
 	"golang.org/x/image/draw"
+
+	"thumbforge/internal/jpegscale"
+	"thumbforge/internal/pngscale"
 )
 
 // shape is what an image's header must announce to be decoded.
@@ -44,10 +46,16 @@ const MaxKeptPixels = 8 << 20
 type plan struct {
 	peak int64
 	w, h int
+	// png: decoded by pngscale straight to w x h.
+	png bool
+	// fallback is what image/jpeg takes when the fast decoder, which peak counts on,
+	// fails on the file (reserved then, in place of peak).
+	fallback int64
 }
 
 // plan estimates, from the header alone, the bytes decoding takes: the decoder's own
-// buffers at full size where it has them, and the reduced result.
+// buffers where it has them (at full size for image/png, image/gif and x/image/webp), and
+// the reduced result.
 func (l *Loader) plan(f Format, data []byte, w, h int) plan {
 	p := plan{w: w, h: h}
 	if s := keptScale(w, h, l.cfg.DecodeMinSide); s < 1 {
@@ -57,9 +65,21 @@ func (l *Loader) plan(f Format, data []byte, w, h int) plan {
 	kept := int64(p.w) * int64(p.h) * 4
 	switch f {
 	case FormatJPEG:
-		p.peak = jpegPeak(l, data, w, h) + kept
+		// image/jpeg: the planes (at most 3 bytes a pixel with a fourth for an
+		// intermediate) and, for progressive files, its coefficients (a 256-byte block
+		// per 64 pixels of each of up to three components, 12 bytes a pixel).
+		p.fallback = 4*px + 4*4*px + kept
+		p.peak = p.fallback
+		if l.cfg.Decoder != nil {
+			if info, err := jpegscale.Inspect(data, l.cfg.DecodeMinSide); err == nil {
+				p.peak = info.Bytes
+			}
+		}
 	case FormatPNG:
 		p.peak = px*pngBytesPerPixel(data) + kept
+		if hdr, err := pngscale.DecodeConfig(data); err == nil && (p.w < w || p.h < h || hdr.Depth == 16) {
+			p.png, p.peak = true, hdr.Bytes(p.w, p.h)
+		}
 	case FormatGIF:
 		p.peak = px + kept // paletted, one byte a pixel
 	default: // WebP
@@ -82,18 +102,6 @@ func keptScale(w, h, minSide int) float64 {
 		return 1
 	}
 	return s
-}
-
-// jpegPeak is what a JPEG decode holds: the scaled planes when the fast decoder handles
-// the file; otherwise image/jpeg's full-size planes and, for progressive files, its
-// coefficients (a 256-byte block per 64 pixels of each component).
-func jpegPeak(l *Loader, data []byte, w, h int) int64 {
-	px := int64(w) * int64(h)
-	if l.cfg.Decoder != nil && jpegFastOK(data) {
-		d := int64(fastScale(w, h, l.cfg.DecodeMinSide))
-		return 3 * (int64(w)/d + 16) * (int64(h)/d + 16)
-	}
-	return 4*px + 4*4*px
 }
 
 // pngBytesPerPixel is what image/png allocates per pixel for the header's colour type and
@@ -129,41 +137,6 @@ func webpBytesPerPixel(data []byte) int64 {
 		return 2
 	}
 	return 8
-}
-
-// fastScale mirrors jpegscale.Scale: the largest of 8, 4, 2 keeping the shorter side.
-func fastScale(w, h, minSide int) int {
-	if minSide <= 0 {
-		return 1
-	}
-	for _, d := range [...]int{8, 4, 2} {
-		if min((w+d-1)/d, (h+d-1)/d) >= minSide {
-			return d
-		}
-	}
-	return 1
-}
-
-// jpegFastOK reports whether the JPEG's frame is baseline or extended sequential Huffman
-// (SOF0, SOF1), the kinds the fast decoder takes; it reads markers up to the frame header.
-func jpegFastOK(data []byte) bool {
-	for i := 2; i+4 <= len(data); {
-		if data[i] != 0xFF {
-			return false
-		}
-		m := data[i+1]
-		switch {
-		case m == 0xFF:
-			i++
-			continue
-		case m == 0xC0 || m == 0xC1:
-			return true
-		case m >= 0xC2 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC:
-			return false
-		}
-		i += 2 + int(binary.BigEndian.Uint16(data[i+2:]))
-	}
-	return false
 }
 
 // reduce scales img to w x h when that is smaller, into RGBA, so that the full-size

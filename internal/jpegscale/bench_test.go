@@ -7,7 +7,8 @@ import (
 	"sync"
 	"testing"
 
-	"thumbforge/internal/testutil"
+	"thumbforge/internal/testutil/cpu"
+	"thumbforge/internal/testutil/payload"
 )
 
 // benchJPEG is a 4000x3000 photo-like 4:2:0 JPEG at quality 90, built once.
@@ -23,13 +24,13 @@ func BenchmarkStdlibDecode4000x3000(b *testing.B) {
 	data := benchJPEG()
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
-	start := testutil.CPUTime()
+	start := cpu.Time()
 	for b.Loop() {
 		if _, err := jpeg.Decode(bytes.NewReader(data)); err != nil {
 			b.Fatal(err)
 		}
 	}
-	testutil.ReportCPU(b, start)
+	cpu.Report(b, start)
 }
 
 // benchScale decodes the benchmark image at 1/d (minSide is its short side at 1/d).
@@ -41,7 +42,7 @@ func benchScale(b *testing.B, d int) {
 	}
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
-	start := testutil.CPUTime()
+	start := cpu.Time()
 	for b.Loop() {
 		img, err := Decode(data, minSide)
 		if err != nil {
@@ -51,7 +52,7 @@ func benchScale(b *testing.B, d int) {
 			b.Fatalf("decoded at %v, want 1/%d", img.Bounds(), d)
 		}
 	}
-	testutil.ReportCPU(b, start)
+	cpu.Report(b, start)
 }
 
 func BenchmarkDecodeScale1(b *testing.B) { benchScale(b, 1) }
@@ -71,13 +72,13 @@ func BenchmarkStdlibProgressive4000x3000(b *testing.B) {
 	data := benchProgressive()
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
-	start := testutil.CPUTime()
+	start := cpu.Time()
 	for b.Loop() {
 		if _, err := jpeg.Decode(bytes.NewReader(data)); err != nil {
 			b.Fatal(err)
 		}
 	}
-	testutil.ReportCPU(b, start)
+	cpu.Report(b, start)
 }
 
 // benchProgressiveScale decodes the progressive benchmark image at 1/d.
@@ -93,13 +94,13 @@ func benchProgressiveScale(b *testing.B, d int) {
 	}
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
-	start := testutil.CPUTime()
+	start := cpu.Time()
 	for b.Loop() {
 		if _, err := Decode(data, minSide); err != nil {
 			b.Fatal(err)
 		}
 	}
-	testutil.ReportCPU(b, start)
+	cpu.Report(b, start)
 	b.ReportMetric(float64(info.Bytes)/(1<<20), "MiB-announced")
 }
 
@@ -111,7 +112,7 @@ func BenchmarkProgressiveScale8(b *testing.B) { benchProgressiveScale(b, 8) }
 // BenchmarkProgressivePayload7000 decodes issue 11's 7000x7000 progressive payload at
 // the size inputs need (1/4 for a 1280-pixel shorter side).
 func BenchmarkProgressivePayload7000(b *testing.B) {
-	data := testutil.ProgressiveJPEG(7000, 7000)
+	data := payload.ProgressiveJPEG(7000, 7000)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {

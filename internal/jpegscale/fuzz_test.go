@@ -7,7 +7,7 @@ import (
 	"runtime"
 	"testing"
 
-	"thumbforge/internal/testutil"
+	"thumbforge/internal/testutil/payload"
 )
 
 func FuzzDecode(f *testing.F) {
@@ -54,7 +54,7 @@ func FuzzDecode(f *testing.F) {
 // allocates bounded by what Inspect announced, so a hostile header costs nothing.
 func FuzzDecodeProgressive(f *testing.F) {
 	paths, _ := filepath.Glob("testdata/progressive/*.jpg")
-	seeds := [][]byte{testutil.ProgressiveJPEG(300, 200)}
+	seeds := [][]byte{payload.ProgressiveJPEG(300, 200)}
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
 		if err != nil {

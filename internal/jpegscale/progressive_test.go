@@ -11,7 +11,7 @@ import (
 	"runtime"
 	"testing"
 
-	"thumbforge/internal/testutil"
+	"thumbforge/internal/testutil/payload"
 )
 
 // progressiveFiles are the committed progressive JPEGs (testdata/progressive/make.sh):
@@ -136,7 +136,7 @@ func TestInspect(t *testing.T) {
 // TestProgressivePayload decodes issue 11's hostile progressive JPEG (7000x7000, 4:2:0,
 // under 300 KB) at the size inputs need: 1/4, with its coefficients in a few megabytes.
 func TestProgressivePayload(t *testing.T) {
-	data := testutil.ProgressiveJPEG(7000, 7000)
+	data := payload.ProgressiveJPEG(7000, 7000)
 	info, err := Inspect(data, 1280)
 	if err != nil {
 		t.Fatal(err)
@@ -168,7 +168,7 @@ func TestProgressivePayload(t *testing.T) {
 // TestProgressiveHostile: headers that announce more blocks than the data could code are
 // refused before the coefficients are allocated; truncated and corrupt files fail cleanly.
 func TestProgressiveHostile(t *testing.T) {
-	payload := testutil.ProgressiveJPEG(7000, 7000)
+	payload := payload.ProgressiveJPEG(7000, 7000)
 	// Cut after the first scan header: 7000x7000 announced, a few hundred bytes present.
 	cut := payload[:bytes.Index(payload, []byte{0xFF, mSOS})+200]
 	var before, after runtime.MemStats

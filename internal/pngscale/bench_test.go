@@ -6,21 +6,22 @@ import (
 	"sync"
 	"testing"
 
-	"thumbforge/internal/testutil"
+	"thumbforge/internal/testutil/cpu"
+	"thumbforge/internal/testutil/payload"
 )
 
 // BenchmarkPayload16 decodes issue 11's 7000x7000 16-bit PNG to the 1280x1280 inputs keep.
 func BenchmarkPayload16(b *testing.B) {
-	data := testutil.PNG16(7000, 7000, 1)
+	data := payload.PNG16(7000, 7000, 1)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
-	start := testutil.CPUTime()
+	start := cpu.Time()
 	for b.Loop() {
 		if _, err := Decode(data, 1280, 1280); err != nil {
 			b.Fatal(err)
 		}
 	}
-	testutil.ReportCPU(b, start)
+	cpu.Report(b, start)
 }
 
 // photo8 is a 4000x3000 8-bit RGB PNG of the photo-like test picture, built once.
@@ -34,13 +35,13 @@ func BenchmarkPhoto8Reduce(b *testing.B) {
 	data := photo8()
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
-	start := testutil.CPUTime()
+	start := cpu.Time()
 	for b.Loop() {
 		if _, err := Decode(data, 1707, 1280); err != nil {
 			b.Fatal(err)
 		}
 	}
-	testutil.ReportCPU(b, start)
+	cpu.Report(b, start)
 }
 
 // BenchmarkStdlibPhoto8 is image/png on the same file, at full size.
@@ -48,11 +49,11 @@ func BenchmarkStdlibPhoto8(b *testing.B) {
 	data := photo8()
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
-	start := testutil.CPUTime()
+	start := cpu.Time()
 	for b.Loop() {
 		if _, err := png.Decode(bytes.NewReader(data)); err != nil {
 			b.Fatal(err)
 		}
 	}
-	testutil.ReportCPU(b, start)
+	cpu.Report(b, start)
 }

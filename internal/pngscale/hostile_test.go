@@ -10,13 +10,13 @@ import (
 	"runtime"
 	"testing"
 
-	"thumbforge/internal/testutil"
+	"thumbforge/internal/testutil/payload"
 )
 
 // TestPayload decodes issue 11's 16-bit 7000x7000 PNG to the 1280x1280 inputs keep: what
 // it allocates is what Bytes announces, a small part of image/png's 392 MB.
 func TestPayload(t *testing.T) {
-	data := testutil.PNG16(7000, 7000, 1)
+	data := payload.PNG16(7000, 7000, 1)
 	hdr, err := DecodeConfig(data)
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +42,7 @@ func TestPayload(t *testing.T) {
 		t.Fatalf("bounds %v", img.Bounds())
 	}
 	// The same generator at a tenth of the size, against image/png.
-	small := testutil.PNG16(700, 700, 1)
+	small := payload.PNG16(700, 700, 1)
 	got, err := Decode(small, 128, 128)
 	if err != nil {
 		t.Fatal(err)

@@ -3,22 +3,14 @@
 package testutil
 
 import (
-	"syscall"
 	"testing"
 	"time"
+
+	"thumbforge/internal/testutil/cpu"
 )
 
-// CPUTime is the process's user+system CPU time. Benchmarks report it per op because wall
-// time means little on a machine shared with other work.
-func CPUTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+// CPUTime is cpu.Time: the process's user+system CPU time.
+func CPUTime() time.Duration { return cpu.Time() }
 
-// ReportCPU adds a cpu-ms/op metric measured since start (a CPUTime reading).
-func ReportCPU(b *testing.B, start time.Duration) {
-	b.ReportMetric(float64(CPUTime()-start)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
-}
+// ReportCPU is cpu.Report: a cpu-ms/op metric measured since start (a CPUTime reading).
+func ReportCPU(b *testing.B, start time.Duration) { cpu.Report(b, start) }
