@@ -229,3 +229,35 @@ func TestAsyncInputReserved(t *testing.T) {
 		t.Fatalf("status %s, reserved %d for a %d-byte prompt, %d still held", got.Status, reserved, len(big), held)
 	}
 }
+
+// TestAsyncLostRequestSettled: an asynchronous request no job ran before its deadline (plus
+// the grace) is failed by the reconciler with the public error of a lost request, its hold
+// released, request.failed announced; before that, even a process alone on its store keeps
+// it (its job runs again after a restart).
+func TestAsyncLostRequestSettled(t *testing.T) {
+	var off time.Duration
+	a := &asyncEnv{q: &requestQueue{}, events: &events{}}
+	a.env = newEnv(t, func(c *core.ServiceConfig) {
+		c.Requests, c.Events = a.q, a.events
+		c.Now = func() time.Time { return time.Now().Add(off) }
+	})
+	a.p.Key = &core.APIKey{ID: uuid.New(), AccountID: a.p.Account.ID}
+	id := a.submit()
+	if res, err := a.svc.Reconcile(a.ctx, true); err != nil || res.Kept != 1 {
+		t.Fatalf("at start: %+v %v, want the queued request kept", res, err)
+	}
+	off = core.DefaultAsyncWait + 3*time.Minute + core.DefaultSettleGrace // past its wait, budget and grace
+	if res, err := a.svc.Reconcile(a.ctx, false); err != nil || res.Expired != 1 {
+		t.Fatalf("past its deadline: %+v %v, want it expired", res, err)
+	}
+	r := a.request(id)
+	if e := core.DecodeError(r.Error); r.Status != core.RequestFailed || e == nil || e.Code != core.CodeInternal || !strings.Contains(e.Message, "nothing was charged") {
+		t.Fatalf("expired %+v, error %s", r, r.Error)
+	}
+	if ev := a.events.ids(); len(ev) != 1 || ev[0] != "request.failed msg_"+id.String()+"_failed" {
+		t.Fatalf("events %v", ev)
+	}
+	if b := a.balance(); b != 100 {
+		t.Fatalf("balance %d, want 100", b)
+	}
+}
