@@ -3,6 +3,7 @@ package inputs
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"image/gif"
@@ -11,6 +12,7 @@ import (
 
 	"golang.org/x/image/webp"
 
+	"thumbforge/internal/jpegscale"
 	"thumbforge/internal/memory"
 	"thumbforge/internal/pngscale"
 )
@@ -131,8 +133,13 @@ func (l *Loader) decodePlanned(ctx context.Context, field string, f Format, c co
 		}
 		return img, res, nil
 	case f == FormatJPEG && l.cfg.Decoder != nil:
-		if img, err := l.cfg.Decoder(data, l.cfg.DecodeMinSide); err == nil && img != nil {
+		img, err := l.cfg.Decoder(data, l.cfg.DecodeMinSide)
+		switch {
+		case err == nil && img != nil:
 			return img, res, nil
+		case errors.Is(err, jpegscale.ErrTooManyScans):
+			// image/jpeg would spend its CPU on every one of them.
+			return nil, res, invalidImage(field, fmt.Sprintf("the JPEG image has more than %d progressive scans", jpegscale.MaxScans), err)
 		}
 		if p.fallback > p.peak {
 			res.Release()

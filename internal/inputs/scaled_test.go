@@ -1,9 +1,12 @@
 package inputs_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"image"
+	"strings"
 	"testing"
 	"time"
 
@@ -83,4 +86,25 @@ func resultBytes(img image.Image) int64 {
 		return int64(len(m.Y) + len(m.Cb) + len(m.Cr))
 	}
 	return -1
+}
+
+// TestTooManyScans: a progressive JPEG past jpegscale.MaxScans is refused as an invalid
+// image, not handed to image/jpeg (which would decode it, spending CPU on every scan).
+func TestTooManyScans(t *testing.T) {
+	data := testutil.ProgressiveJPEG(800, 600)
+	last := bytes.LastIndex(data, []byte{0xFF, 0xDA})
+	scan := data[last : len(data)-2]
+	out := bytes.Clone(data[:len(data)-2])
+	for range jpegscale.MaxScans {
+		out = append(out, scan...)
+	}
+	out = append(out, 0xFF, 0xD9)
+	l, err := inputs.New(inputs.Config{Decoder: jpegscale.Decode})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = l.Decode(context.Background(), out, "image")
+	if e := core.AsError(err); e == nil || e.Code != core.CodeInvalidImage || !strings.Contains(fmt.Sprint(e.Details), "scans") {
+		t.Fatalf("got %v, want INVALID_IMAGE about scans", err)
+	}
 }

@@ -70,6 +70,7 @@ type decoder struct {
 	blk           [64]int32
 
 	progressive bool
+	scans       int      // progressive scans seen
 	eobrun      int      // progressive AC scans: blocks left in the current end-of-band run
 	keep        [64]int8 // zigzag index -> slot in a block's kept coefficients, -1 if dropped
 	nkeep       int

@@ -13,6 +13,16 @@ import (
 // refinement scans' decoding depends on. A 7000x7000 4:2:0 file decoded at 1/4 holds
 // 18 MB of coefficients instead of image/jpeg's 300 MB.
 
+// MaxScans bounds a progressive file's scans. Each scan visits every block of its
+// components, and one that codes nothing but end-of-band runs costs a few dozen bytes: a
+// 7000x7000 file made of thousands of them would take tens of seconds of CPU. Encoders
+// write 10 (libjpeg's default) to a few dozen (mozjpeg).
+const MaxScans = 256
+
+// ErrTooManyScans reports a progressive file with more than MaxScans scans. Callers
+// should not fall back to image/jpeg, which has no such bound.
+var ErrTooManyScans = fmt.Errorf("%w: more than %d scans", ErrFormat, MaxScans)
+
 // initKeep maps each zigzag index to its slot among a block's kept coefficients.
 func (d *decoder) initKeep() {
 	n := 8 / d.scale
@@ -43,6 +53,9 @@ func (d *decoder) progressiveScan(p []byte) error {
 	ns := int(p[0])
 	if ns < 1 || ns > len(d.comps) || len(p) != 4+2*ns {
 		return fmt.Errorf("%w: bad SOS", ErrFormat)
+	}
+	if d.scans++; d.scans > MaxScans {
+		return ErrTooManyScans
 	}
 	ss, se, ah, al := int(p[1+2*ns]), int(p[2+2*ns]), int(p[3+2*ns]>>4), int(p[3+2*ns]&15)
 	dc := ss == 0

@@ -221,3 +221,26 @@ func TestProgressiveMatchesSequential(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxScans: a file that repeats cheap scans is refused after MaxScans of them, so the
+// CPU a file costs stays bounded by its pixels rather than by its length.
+func TestMaxScans(t *testing.T) {
+	data := payload.ProgressiveJPEG(800, 600)
+	// The last AC scan (a header and end-of-band runs) repeated until the limit and past it.
+	last := bytes.LastIndex(data, []byte{0xFF, mSOS})
+	scan := data[last : len(data)-2]
+	nscans := bytes.Count(data, []byte{0xFF, mSOS})
+	build := func(total int) []byte {
+		out := bytes.Clone(data[:len(data)-2])
+		for range total - nscans {
+			out = append(out, scan...)
+		}
+		return append(out, 0xFF, mEOI)
+	}
+	if _, err := Decode(build(MaxScans), 0); err != nil {
+		t.Fatalf("%d scans: %v", MaxScans, err)
+	}
+	if _, err := Decode(build(MaxScans+1), 0); !errors.Is(err, ErrTooManyScans) || !errors.Is(err, ErrFormat) {
+		t.Fatalf("%d scans: %v, want ErrTooManyScans", MaxScans+1, err)
+	}
+}
